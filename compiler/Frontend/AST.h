@@ -1,0 +1,311 @@
+//===- AST.h - Abstract syntax tree of .tdsl programs ----------------------===//
+//
+// Every node carries its source location. Sema fills in the `type` of each
+// expression and resolves names; MLIRGen reads both.
+//
+//===----------------------------------------------------------------------===//
+#ifndef TDSL_FRONTEND_AST_H
+#define TDSL_FRONTEND_AST_H
+
+#include "compiler/Frontend/Types.h"
+
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Casting.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace tdsl {
+
+struct Stmt;
+struct FunctionDecl;
+using StmtList = std::vector<std::unique_ptr<Stmt>>;
+
+/// A type as written in the source, resolved by the parser.
+struct TypeSpec {
+  Type type;
+  llvm::SMLoc loc;
+};
+
+//===----------------------------------------------------------------------===//
+// Expressions
+//===----------------------------------------------------------------------===//
+
+struct Expr {
+  enum Kind {
+    IntLit, FloatLit, BoolLit, StringLit, VarRef, Unary, Binary, Ternary,
+    Call, Index, TensorLit, Reduce, ParallelFor, TypeArg
+  };
+  Expr(Kind kind, llvm::SMLoc loc) : kind(kind), loc(loc) {}
+  virtual ~Expr() = default;
+  Kind getKind() const { return kind; }
+
+  const Kind kind;
+  llvm::SMLoc loc;
+  /// Set by Sema.
+  Type type;
+};
+using ExprPtr = std::unique_ptr<Expr>;
+
+struct IntLitExpr : Expr {
+  IntLitExpr(llvm::SMLoc loc, uint64_t value) : Expr(IntLit, loc), value(value) {}
+  uint64_t value;
+  static bool classof(const Expr *e) { return e->kind == IntLit; }
+};
+
+struct FloatLitExpr : Expr {
+  FloatLitExpr(llvm::SMLoc loc, double value) : Expr(FloatLit, loc), value(value) {}
+  double value;
+  static bool classof(const Expr *e) { return e->kind == FloatLit; }
+};
+
+struct BoolLitExpr : Expr {
+  BoolLitExpr(llvm::SMLoc loc, bool value) : Expr(BoolLit, loc), value(value) {}
+  bool value;
+  static bool classof(const Expr *e) { return e->kind == BoolLit; }
+};
+
+struct StringLitExpr : Expr {
+  StringLitExpr(llvm::SMLoc loc, std::string value)
+      : Expr(StringLit, loc), value(std::move(value)) {}
+  std::string value;
+  static bool classof(const Expr *e) { return e->kind == StringLit; }
+};
+
+/// What a name refers to, decided by Sema.
+enum class VarKind { Unresolved, Local, Param, LoopVar, IndexVar, DimSymbol };
+
+struct VarRefExpr : Expr {
+  VarRefExpr(llvm::SMLoc loc, std::string name)
+      : Expr(VarRef, loc), name(std::move(name)) {}
+  std::string name;
+  VarKind varKind = VarKind::Unresolved;
+  static bool classof(const Expr *e) { return e->kind == VarRef; }
+};
+
+enum class UnaryOp { Neg, Not };
+struct UnaryExpr : Expr {
+  UnaryExpr(llvm::SMLoc loc, UnaryOp op, ExprPtr operand)
+      : Expr(Unary, loc), op(op), operand(std::move(operand)) {}
+  UnaryOp op;
+  ExprPtr operand;
+  static bool classof(const Expr *e) { return e->kind == Unary; }
+};
+
+enum class BinaryOp {
+  Add, Sub, Mul, Div, Rem, MatMul, Eq, Ne, Lt, Le, Gt, Ge, And, Or
+};
+const char *getBinaryOpSpelling(BinaryOp op);
+
+struct BinaryExpr : Expr {
+  BinaryExpr(llvm::SMLoc loc, BinaryOp op, ExprPtr lhs, ExprPtr rhs)
+      : Expr(Binary, loc), op(op), lhs(std::move(lhs)), rhs(std::move(rhs)) {}
+  BinaryOp op;
+  ExprPtr lhs, rhs;
+  static bool classof(const Expr *e) { return e->kind == Binary; }
+};
+
+struct TernaryExpr : Expr {
+  TernaryExpr(llvm::SMLoc loc, ExprPtr cond, ExprPtr thenE, ExprPtr elseE)
+      : Expr(Ternary, loc), cond(std::move(cond)), thenExpr(std::move(thenE)),
+        elseExpr(std::move(elseE)) {}
+  ExprPtr cond, thenExpr, elseExpr;
+  static bool classof(const Expr *e) { return e->kind == Ternary; }
+};
+
+/// A named argument `seed = 1` keeps its name; positional ones have none.
+struct CallArg {
+  std::string name;
+  llvm::SMLoc nameLoc;
+  ExprPtr value;
+};
+
+struct CallExpr : Expr {
+  CallExpr(llvm::SMLoc loc, std::string module, std::string callee)
+      : Expr(Call, loc), module(std::move(module)), callee(std::move(callee)) {}
+  /// `nn` in `nn.relu(x)`; empty for unqualified calls.
+  std::string module;
+  std::string callee;
+  std::vector<CallArg> args;
+  /// Set by Sema: the user function called, or null for a built-in.
+  FunctionDecl *target = nullptr;
+  std::string qualifiedName() const {
+    return module.empty() ? callee : module + "." + callee;
+  }
+  static bool classof(const Expr *e) { return e->kind == Call; }
+};
+
+/// `A[i, k]`: an element access (run-time subscripts) or, in index notation,
+/// an access through index variables.
+struct IndexExpr : Expr {
+  IndexExpr(llvm::SMLoc loc, ExprPtr base) : Expr(Index, loc), base(std::move(base)) {}
+  ExprPtr base;
+  std::vector<ExprPtr> indices;
+  static bool classof(const Expr *e) { return e->kind == Index; }
+};
+
+/// `[[1, 2], [3, 4]]`.
+struct TensorLitExpr : Expr {
+  TensorLitExpr(llvm::SMLoc loc) : Expr(TensorLit, loc) {}
+  std::vector<ExprPtr> elements;
+  static bool classof(const Expr *e) { return e->kind == TensorLit; }
+};
+
+enum class ReduceKind { Sum, Max, Min };
+const char *getReduceKindName(ReduceKind k);
+
+struct IndexVarDecl {
+  std::string name;
+  llvm::SMLoc loc;
+};
+
+/// `sum(k) body`: reduces `body` over the index variables.
+struct ReduceExpr : Expr {
+  ReduceExpr(llvm::SMLoc loc, ReduceKind kind) : Expr(Reduce, loc), reduceKind(kind) {}
+  ReduceKind reduceKind;
+  std::vector<IndexVarDecl> indices;
+  ExprPtr body;
+  static bool classof(const Expr *e) { return e->kind == Reduce; }
+};
+
+enum class LoopReduce { None, Add, Mul, Max, Min };
+
+struct LoopRange {
+  IndexVarDecl var;
+  ExprPtr lower, upper;
+};
+
+/// `parallel for i in 0..n, j in 0..m reduce(+) { ...; yield e }`.
+struct ParallelForExpr : Expr {
+  ParallelForExpr(llvm::SMLoc loc) : Expr(ParallelFor, loc) {}
+  std::vector<LoopRange> ranges;
+  LoopReduce reduce = LoopReduce::None;
+  llvm::SMLoc reduceLoc;
+  StmtList body;
+  static bool classof(const Expr *e) { return e->kind == ParallelFor; }
+};
+
+/// A type used as an argument: `zeros(f32[3, 4])`.
+struct TypeArgExpr : Expr {
+  TypeArgExpr(llvm::SMLoc loc, Type spec) : Expr(TypeArg, loc), spec(std::move(spec)) {}
+  Type spec;
+  static bool classof(const Expr *e) { return e->kind == TypeArg; }
+};
+
+//===----------------------------------------------------------------------===//
+// Statements
+//===----------------------------------------------------------------------===//
+
+struct Stmt {
+  enum Kind { Let, IndexDef, Return, For, If, Yield, ExprStmt };
+  Stmt(Kind kind, llvm::SMLoc loc) : kind(kind), loc(loc) {}
+  virtual ~Stmt() = default;
+  Kind getKind() const { return kind; }
+  const Kind kind;
+  llvm::SMLoc loc;
+};
+
+/// `x = e` or `x: f32[N] = e`. Binds a new name, or rebinds an existing one.
+struct LetStmt : Stmt {
+  LetStmt(llvm::SMLoc loc, std::string name) : Stmt(Let, loc), name(std::move(name)) {}
+  std::string name;
+  bool hasAnnotation = false;
+  TypeSpec annotation;
+  ExprPtr value;
+  static bool classof(const Stmt *s) { return s->kind == Let; }
+};
+
+/// `C[i, j] = sum(k) A[i, k] * B[k, j]`.
+struct IndexDefStmt : Stmt {
+  IndexDefStmt(llvm::SMLoc loc, std::string name)
+      : Stmt(IndexDef, loc), name(std::move(name)) {}
+  std::string name;
+  std::vector<IndexVarDecl> indices;
+  ExprPtr value;
+  static bool classof(const Stmt *s) { return s->kind == IndexDef; }
+};
+
+struct ReturnStmt : Stmt {
+  ReturnStmt(llvm::SMLoc loc, ExprPtr value) : Stmt(Return, loc), value(std::move(value)) {}
+  ExprPtr value; // may be null
+  static bool classof(const Stmt *s) { return s->kind == Return; }
+};
+
+/// Sequential `for i in lo..hi { body }`.
+struct ForStmt : Stmt {
+  ForStmt(llvm::SMLoc loc) : Stmt(For, loc) {}
+  LoopRange range;
+  StmtList body;
+  /// Set by Sema: outer names rebound in the body (loop-carried values).
+  std::vector<std::string> carried;
+  static bool classof(const Stmt *s) { return s->kind == For; }
+};
+
+struct IfStmt : Stmt {
+  IfStmt(llvm::SMLoc loc) : Stmt(If, loc) {}
+  ExprPtr cond;
+  StmtList thenBody, elseBody;
+  /// Set by Sema: outer names rebound in either branch.
+  std::vector<std::string> carried;
+  static bool classof(const Stmt *s) { return s->kind == If; }
+};
+
+struct YieldStmt : Stmt {
+  YieldStmt(llvm::SMLoc loc, ExprPtr value) : Stmt(Yield, loc), value(std::move(value)) {}
+  ExprPtr value;
+  static bool classof(const Stmt *s) { return s->kind == Yield; }
+};
+
+struct ExprStmt : Stmt {
+  ExprStmt(llvm::SMLoc loc, ExprPtr expr)
+      : Stmt(Stmt::ExprStmt, loc), expr(std::move(expr)) {}
+  ExprPtr expr;
+  static bool classof(const Stmt *s) { return s->kind == Stmt::ExprStmt; }
+};
+
+//===----------------------------------------------------------------------===//
+// Declarations
+//===----------------------------------------------------------------------===//
+
+struct Param {
+  std::string name;
+  llvm::SMLoc loc;
+  TypeSpec type;
+};
+
+struct FunctionDecl {
+  std::string name;
+  /// The module it lives in (`nn`); empty for the main file.
+  std::string module;
+  llvm::SMLoc loc;
+  std::vector<Param> params;
+  bool hasResult = false;
+  TypeSpec result;
+  StmtList body;
+  std::string qualifiedName() const {
+    return module.empty() ? name : module + "." + name;
+  }
+};
+
+struct ImportDecl {
+  std::string name;
+  llvm::SMLoc loc;
+};
+
+/// One parsed file.
+struct ModuleAST {
+  std::string name; // empty for the main file
+  std::vector<ImportDecl> imports;
+  std::vector<std::unique_ptr<FunctionDecl>> functions;
+};
+
+/// Prints the AST in an indented, line-per-node form for `--emit=ast`.
+void dumpAST(const ModuleAST &module, llvm::SourceMgr &srcMgr,
+             llvm::raw_ostream &os);
+
+} // namespace tdsl
+
+#endif // TDSL_FRONTEND_AST_H

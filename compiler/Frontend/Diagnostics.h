@@ -1,0 +1,56 @@
+//===- Diagnostics.h - Located diagnostics for the TDSL front end ---------===//
+#ifndef TDSL_FRONTEND_DIAGNOSTICS_H
+#define TDSL_FRONTEND_DIAGNOSTICS_H
+
+#include "llvm/ADT/Twine.h"
+#include "llvm/Support/SMLoc.h"
+#include "llvm/Support/SourceMgr.h"
+
+namespace tdsl {
+
+/// Reports diagnostics in the clang/MLIR format (`file:line:col: error: ...`,
+/// the source line and a caret) through one llvm::SourceMgr, and counts them
+/// so that a driver can turn "any error" into exit code 1.
+class DiagEngine {
+public:
+  explicit DiagEngine(llvm::SourceMgr &srcMgr) : srcMgr(srcMgr) {}
+
+  void error(llvm::SMLoc loc, const llvm::Twine &msg) {
+    ++numErrors;
+    emit(loc, llvm::SourceMgr::DK_Error, msg);
+  }
+  void warning(llvm::SMLoc loc, const llvm::Twine &msg) {
+    ++numWarnings;
+    if (!suppressWarnings)
+      emit(loc, llvm::SourceMgr::DK_Warning, msg);
+  }
+  void note(llvm::SMLoc loc, const llvm::Twine &msg) {
+    emit(loc, llvm::SourceMgr::DK_Note, msg);
+  }
+
+  unsigned getNumErrors() const { return numErrors; }
+  unsigned getNumWarnings() const { return numWarnings; }
+  bool hadError() const { return numErrors != 0; }
+  llvm::SourceMgr &getSourceMgr() { return srcMgr; }
+  void setSuppressWarnings(bool v) { suppressWarnings = v; }
+  /// Stops printing after this many errors (0: no limit), like clang's -ferror-limit.
+  void setErrorLimit(unsigned limit) { errorLimit = limit; }
+
+private:
+  void emit(llvm::SMLoc loc, llvm::SourceMgr::DiagKind kind,
+            const llvm::Twine &msg) {
+    if (errorLimit && numErrors > errorLimit)
+      return;
+    srcMgr.PrintMessage(loc, kind, msg);
+  }
+
+  llvm::SourceMgr &srcMgr;
+  unsigned numErrors = 0;
+  unsigned numWarnings = 0;
+  unsigned errorLimit = 0;
+  bool suppressWarnings = false;
+};
+
+} // namespace tdsl
+
+#endif // TDSL_FRONTEND_DIAGNOSTICS_H

@@ -1,0 +1,86 @@
+//===- Loader.cpp - Reads a .tdsl file and the stdlib modules it imports --===//
+#include "compiler/Frontend/Loader.h"
+#include "compiler/Frontend/Parser.h"
+
+#include "llvm/ADT/SmallString.h"
+#include "llvm/ADT/StringSet.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+
+#include <cstdlib>
+
+using namespace tdsl;
+
+#ifndef TDSL_STDLIB_DIR
+#define TDSL_STDLIB_DIR ""
+#endif
+
+std::vector<std::string>
+tdsl::getStdlibSearchPath(llvm::ArrayRef<std::string> extra) {
+  std::vector<std::string> dirs(extra.begin(), extra.end());
+  if (const char *env = std::getenv("TDSL_STDLIB_PATH")) {
+    llvm::SmallVector<llvm::StringRef, 4> parts;
+    llvm::StringRef(env).split(parts, ':', -1, false);
+    for (llvm::StringRef p : parts)
+      dirs.push_back(p.str());
+  }
+  if (*TDSL_STDLIB_DIR)
+    dirs.push_back(TDSL_STDLIB_DIR);
+  return dirs;
+}
+
+std::unique_ptr<Program>
+tdsl::parseProgram(DiagEngine &diags, unsigned bufferId,
+                   llvm::ArrayRef<std::string> searchPath) {
+  auto program = std::make_unique<Program>();
+  program->main = parseBuffer(diags, bufferId);
+  llvm::SourceMgr &srcMgr = diags.getSourceMgr();
+
+  // Breadth-first over imports; a module is loaded once however often it is
+  // imported. Modules are stored so that dependencies come first.
+  llvm::StringSet<> loaded;
+  std::vector<std::pair<ImportDecl, unsigned>> pending;
+  for (const ImportDecl &imp : program->main->imports)
+    pending.push_back({imp, 0});
+  std::vector<std::unique_ptr<ModuleAST>> order;
+  for (size_t i = 0; i < pending.size(); ++i) {
+    ImportDecl imp = pending[i].first;
+    if (!loaded.insert(imp.name).second)
+      continue;
+    std::string found;
+    for (const std::string &dir : searchPath) {
+      llvm::SmallString<256> path(dir);
+      llvm::sys::path::append(path, imp.name + ".tdsl");
+      if (llvm::sys::fs::exists(path)) {
+        found = path.str().str();
+        break;
+      }
+    }
+    if (found.empty()) {
+      diags.error(imp.loc, "cannot find module '" + imp.name +
+                               "' (looked for " + imp.name +
+                               ".tdsl in the stdlib search path)");
+      continue;
+    }
+    std::string included;
+    unsigned id = srcMgr.AddIncludeFile(found, imp.loc, included);
+    if (!id) {
+      diags.error(imp.loc, "cannot read module '" + imp.name + "' from " + found);
+      continue;
+    }
+    auto module = parseBuffer(diags, id);
+    module->name = imp.name;
+    for (const ImportDecl &sub : module->imports)
+      pending.push_back({sub, id});
+    for (auto &fn : module->functions)
+      fn->module = imp.name;
+    order.push_back(std::move(module));
+  }
+  // Later imports are dependencies of earlier ones.
+  for (auto it = order.rbegin(); it != order.rend(); ++it)
+    program->imported.push_back(std::move(*it));
+  if (diags.hadError())
+    return nullptr;
+  return program;
+}

@@ -1,0 +1,749 @@
+//===- Parser.cpp - Recursive-descent parser for .tdsl ----------------------===//
+#include "compiler/Frontend/Parser.h"
+#include "compiler/Frontend/Lexer.h"
+
+#include "llvm/ADT/StringSwitch.h"
+
+#include <cstdlib>
+
+using namespace tdsl;
+
+std::unique_ptr<ModuleAST> tdsl::parseBuffer(DiagEngine &diags,
+                                             unsigned bufferId) {
+  Lexer lexer(diags, bufferId);
+  Parser parser(diags, lexer.lexAll());
+  return parser.parseModule();
+}
+
+static std::string describe(const Token &t) {
+  if (t.is(TokenKind::eof))
+    return "end of file";
+  return ("'" + t.spelling + "'").str();
+}
+
+void Parser::errorAtToken(const llvm::Twine &msg) {
+  // A lexer error was already reported for this token.
+  if (tok().is(TokenKind::error))
+    return;
+  diags.error(tok().getLoc(), msg);
+}
+
+bool Parser::expect(TokenKind kind, llvm::StringRef context) {
+  if (consumeIf(kind))
+    return true;
+  errorAtToken("expected " + getTokenKindName(kind) + " " + context +
+               ", found " + describe(tok()));
+  return false;
+}
+
+void Parser::skipToStatementEnd() {
+  int depth = 0;
+  bool first = true;
+  while (!tok().is(TokenKind::eof)) {
+    if (!first && depth == 0 && tok().newlineBefore)
+      return;
+    first = false;
+    if (tok().is(TokenKind::l_brace)) {
+      ++depth;
+    } else if (tok().is(TokenKind::r_brace)) {
+      if (depth == 0)
+        return;
+      --depth;
+    } else if (tok().is(TokenKind::semicolon) && depth == 0) {
+      consume();
+      return;
+    }
+    consume();
+  }
+}
+
+void Parser::skipToDeclaration() {
+  consume();
+  while (!tok().is(TokenKind::eof) &&
+         !((tok().is(TokenKind::kw_fn) || tok().is(TokenKind::kw_import)) &&
+           tok().newlineBefore))
+    consume();
+}
+
+//===----------------------------------------------------------------------===//
+// Declarations
+//===----------------------------------------------------------------------===//
+
+// module ::= (import | function)*
+std::unique_ptr<ModuleAST> Parser::parseModule() {
+  auto module = std::make_unique<ModuleAST>();
+  while (!tok().is(TokenKind::eof)) {
+    if (tok().is(TokenKind::kw_import)) {
+      if (!parseImport(*module))
+        skipToDeclaration();
+    } else if (tok().is(TokenKind::kw_fn)) {
+      if (auto fn = parseFunction())
+        module->functions.push_back(std::move(fn));
+      else
+        skipToDeclaration();
+    } else {
+      errorAtToken("expected 'fn' or 'import' at top level, found " +
+                   describe(tok()));
+      skipToDeclaration();
+    }
+  }
+  return module;
+}
+
+// import ::= 'import' identifier
+bool Parser::parseImport(ModuleAST &module) {
+  consume();
+  ImportDecl decl;
+  decl.loc = tok().getLoc();
+  decl.name = tok().spelling.str();
+  if (!expect(TokenKind::identifier, "after 'import'"))
+    return false;
+  module.imports.push_back(std::move(decl));
+  return expectStatementEnd();
+}
+
+// function ::= 'fn' identifier '(' (param (',' param)*)? ')' ('->' type)? block
+// param    ::= identifier ':' type
+std::unique_ptr<FunctionDecl> Parser::parseFunction() {
+  consume();
+  auto fn = std::make_unique<FunctionDecl>();
+  fn->loc = tok().getLoc();
+  fn->name = tok().spelling.str();
+  if (!expect(TokenKind::identifier, "for the function name"))
+    return nullptr;
+  if (!expect(TokenKind::l_paren, "after the function name"))
+    return nullptr;
+  if (!tok().is(TokenKind::r_paren)) {
+    do {
+      Param p;
+      p.loc = tok().getLoc();
+      p.name = tok().spelling.str();
+      if (!expect(TokenKind::identifier, "for a parameter name"))
+        return nullptr;
+      if (!expect(TokenKind::colon, "after the parameter name"))
+        return nullptr;
+      if (!parseType(p.type))
+        return nullptr;
+      fn->params.push_back(std::move(p));
+    } while (consumeIf(TokenKind::comma));
+  }
+  if (!expect(TokenKind::r_paren, "to close the parameter list"))
+    return nullptr;
+  if (consumeIf(TokenKind::arrow)) {
+    fn->hasResult = true;
+    if (!parseType(fn->result))
+      return nullptr;
+  }
+  if (!tok().is(TokenKind::l_brace)) {
+    errorAtToken("expected '{' to begin the body of '" + fn->name +
+                 "', found " + describe(tok()));
+    return nullptr;
+  }
+  if (!parseBlock(fn->body))
+    return nullptr;
+  return fn;
+}
+
+static ElemKind elemKindOf(TokenKind k) {
+  switch (k) {
+  case TokenKind::kw_f16: return ElemKind::F16;
+  case TokenKind::kw_bf16: return ElemKind::BF16;
+  case TokenKind::kw_f32: return ElemKind::F32;
+  case TokenKind::kw_f64: return ElemKind::F64;
+  case TokenKind::kw_i1: return ElemKind::I1;
+  case TokenKind::kw_i32: return ElemKind::I32;
+  case TokenKind::kw_i64: return ElemKind::I64;
+  case TokenKind::kw_u64: return ElemKind::U64;
+  default: return ElemKind::Error;
+  }
+}
+
+// type ::= scalar-type ('[' dim (',' dim)* ']')?
+// dim  ::= integer | identifier | '?'
+bool Parser::parseType(TypeSpec &spec) {
+  spec.loc = tok().getLoc();
+  if (!tok().isScalarTypeKeyword()) {
+    errorAtToken("expected a type (f16, bf16, f32, f64, i1, i32, i64, u64), "
+                 "found " + describe(tok()));
+    return false;
+  }
+  ElemKind elem = elemKindOf(tok().kind);
+  consume();
+  return parseTypeAfterElem(spec, elem);
+}
+
+bool Parser::parseTypeAfterElem(TypeSpec &spec, ElemKind elem) {
+  spec.type = Type::scalar(elem);
+  if (!tok().is(TokenKind::l_square))
+    return true;
+  consume();
+  llvm::SmallVector<Dim, 4> dims;
+  do {
+    llvm::SMLoc loc = tok().getLoc();
+    if (tok().is(TokenKind::integer)) {
+      int64_t n;
+      if (tok().spelling.getAsInteger(10, n) || n <= 0) {
+        errorAtToken("tensor dimension must be a positive integer, found " +
+                     describe(tok()));
+        return false;
+      }
+      dims.push_back(Dim::getStatic(n, loc));
+    } else if (tok().is(TokenKind::identifier)) {
+      dims.push_back(Dim::getSymbol(tok().spelling, loc));
+    } else if (tok().is(TokenKind::question)) {
+      dims.push_back(Dim::getDynamic(loc));
+    } else {
+      errorAtToken("expected a dimension (an integer, a name or '?'), found " +
+                   describe(tok()));
+      return false;
+    }
+    consume();
+  } while (consumeIf(TokenKind::comma));
+  if (!expect(TokenKind::r_square, "to close the tensor shape"))
+    return false;
+  spec.type = Type::tensor(elem, dims);
+  return true;
+}
+
+//===----------------------------------------------------------------------===//
+// Statements
+//===----------------------------------------------------------------------===//
+
+// block ::= '{' statement* '}'
+bool Parser::parseBlock(StmtList &body) {
+  llvm::SMLoc open = tok().getLoc();
+  if (!expect(TokenKind::l_brace, "to begin a block"))
+    return false;
+  int savedNesting = nesting;
+  nesting = 0;
+  while (!tok().is(TokenKind::r_brace)) {
+    if (tok().is(TokenKind::eof)) {
+      errorAtToken("expected '}' to close the block");
+      diags.note(open, "the block begins here");
+      nesting = savedNesting;
+      return false;
+    }
+    if (consumeIf(TokenKind::semicolon))
+      continue;
+    size_t before = pos;
+    if (auto stmt = parseStatement())
+      body.push_back(std::move(stmt));
+    else
+      skipToStatementEnd();
+    if (pos == before)
+      consume(); // never loop on the same token
+  }
+  consume();
+  nesting = savedNesting;
+  return true;
+}
+
+bool Parser::expectStatementEnd() {
+  if (consumeIf(TokenKind::semicolon) || tok().is(TokenKind::r_brace) ||
+      tok().is(TokenKind::eof) || tok().newlineBefore)
+    return true;
+  errorAtToken("expected a newline or ';' after the statement, found " +
+               describe(tok()));
+  return false;
+}
+
+// statement ::= 'return' expr? | 'yield' expr | for | if
+//             | identifier (':' type)? '=' expr
+//             | identifier '[' identifier (',' identifier)* ']' '=' expr
+//             | expr
+std::unique_ptr<Stmt> Parser::parseStatement() {
+  llvm::SMLoc loc = tok().getLoc();
+  std::unique_ptr<Stmt> stmt;
+  switch (tok().kind) {
+  case TokenKind::kw_for:
+    return parseFor();
+  case TokenKind::kw_if:
+    return parseIf();
+  case TokenKind::kw_return: {
+    consume();
+    ExprPtr value;
+    if (!tok().is(TokenKind::r_brace) && !tok().is(TokenKind::semicolon) &&
+        !tok().newlineBefore) {
+      value = parseExpr();
+      if (!value)
+        return nullptr;
+    }
+    stmt = std::make_unique<ReturnStmt>(loc, std::move(value));
+    break;
+  }
+  case TokenKind::kw_yield: {
+    consume();
+    ExprPtr value = parseExpr();
+    if (!value)
+      return nullptr;
+    stmt = std::make_unique<YieldStmt>(loc, std::move(value));
+    break;
+  }
+  case TokenKind::identifier: {
+    if (peek().is(TokenKind::equal) || peek().is(TokenKind::colon)) {
+      auto let = std::make_unique<LetStmt>(loc, tok().spelling.str());
+      consume();
+      if (consumeIf(TokenKind::colon)) {
+        let->hasAnnotation = true;
+        if (!parseType(let->annotation))
+          return nullptr;
+      }
+      if (!expect(TokenKind::equal, "in the binding"))
+        return nullptr;
+      let->value = parseExpr();
+      if (!let->value)
+        return nullptr;
+      stmt = std::move(let);
+      break;
+    }
+    // `C[i, j] = ...` defines C by index notation; anything else starting
+    // with `name[` is an expression.
+    if (peek().is(TokenKind::l_square)) {
+      size_t i = pos + 2;
+      bool simple = true;
+      while (i < tokens.size() && !tokens[i].is(TokenKind::r_square)) {
+        if (!tokens[i].is(TokenKind::identifier) &&
+            !tokens[i].is(TokenKind::comma)) {
+          simple = false;
+          break;
+        }
+        ++i;
+      }
+      if (simple && i + 1 < tokens.size() &&
+          tokens[i + 1].is(TokenKind::equal)) {
+        auto def = std::make_unique<IndexDefStmt>(loc, tok().spelling.str());
+        consume();
+        consume();
+        do {
+          IndexVarDecl var{tok().spelling.str(), tok().getLoc()};
+          if (!expect(TokenKind::identifier, "for an index variable"))
+            return nullptr;
+          def->indices.push_back(std::move(var));
+        } while (consumeIf(TokenKind::comma));
+        if (!expect(TokenKind::r_square, "after the index variables") ||
+            !expect(TokenKind::equal, "in the index-notation definition"))
+          return nullptr;
+        def->value = parseExpr();
+        if (!def->value)
+          return nullptr;
+        stmt = std::move(def);
+        break;
+      }
+    }
+    [[fallthrough]];
+  }
+  default: {
+    ExprPtr e = parseExpr();
+    if (!e)
+      return nullptr;
+    stmt = std::make_unique<ExprStmt>(loc, std::move(e));
+    break;
+  }
+  }
+  if (!expectStatementEnd())
+    return nullptr;
+  return stmt;
+}
+
+// range ::= identifier 'in' expr '..' expr
+bool Parser::parseRange(LoopRange &range) {
+  range.var = {tok().spelling.str(), tok().getLoc()};
+  if (!expect(TokenKind::identifier, "for the loop variable") ||
+      !expect(TokenKind::kw_in, "after the loop variable"))
+    return false;
+  range.lower = parseExpr();
+  if (!range.lower || !expect(TokenKind::dotdot, "in the loop range"))
+    return false;
+  range.upper = parseExpr();
+  return range.upper != nullptr;
+}
+
+// for ::= 'for' range block
+std::unique_ptr<Stmt> Parser::parseFor() {
+  auto stmt = std::make_unique<ForStmt>(tok().getLoc());
+  consume();
+  if (!parseRange(stmt->range) || !parseBlock(stmt->body))
+    return nullptr;
+  return stmt;
+}
+
+// if ::= 'if' expr block ('else' (if | block))?
+std::unique_ptr<Stmt> Parser::parseIf() {
+  auto stmt = std::make_unique<IfStmt>(tok().getLoc());
+  consume();
+  stmt->cond = parseExpr();
+  if (!stmt->cond || !parseBlock(stmt->thenBody))
+    return nullptr;
+  if (consumeIf(TokenKind::kw_else)) {
+    if (tok().is(TokenKind::kw_if)) {
+      auto nested = parseIf();
+      if (!nested)
+        return nullptr;
+      stmt->elseBody.push_back(std::move(nested));
+    } else if (!parseBlock(stmt->elseBody)) {
+      return nullptr;
+    }
+  }
+  return stmt;
+}
+
+//===----------------------------------------------------------------------===//
+// Expressions
+//===----------------------------------------------------------------------===//
+
+ExprPtr Parser::parseExpr() { return parseTernary(); }
+
+// ternary ::= binary ('?' expr ':' expr)?
+ExprPtr Parser::parseTernary() {
+  ExprPtr cond = parseBinary(1);
+  if (!cond || !tok().is(TokenKind::question))
+    return cond;
+  llvm::SMLoc loc = tok().getLoc();
+  consume();
+  ++nesting;
+  ExprPtr thenE = parseExpr();
+  --nesting;
+  if (!thenE || !expect(TokenKind::colon, "in the conditional expression"))
+    return nullptr;
+  ExprPtr elseE = parseExpr();
+  if (!elseE)
+    return nullptr;
+  return std::make_unique<TernaryExpr>(loc, std::move(cond), std::move(thenE),
+                                       std::move(elseE));
+}
+
+static int precedenceOf(TokenKind k, BinaryOp &op) {
+  switch (k) {
+  case TokenKind::pipepipe: op = BinaryOp::Or; return 1;
+  case TokenKind::ampamp: op = BinaryOp::And; return 2;
+  case TokenKind::eqeq: op = BinaryOp::Eq; return 3;
+  case TokenKind::noteq: op = BinaryOp::Ne; return 3;
+  case TokenKind::less: op = BinaryOp::Lt; return 4;
+  case TokenKind::lesseq: op = BinaryOp::Le; return 4;
+  case TokenKind::greater: op = BinaryOp::Gt; return 4;
+  case TokenKind::greatereq: op = BinaryOp::Ge; return 4;
+  case TokenKind::plus: op = BinaryOp::Add; return 5;
+  case TokenKind::minus: op = BinaryOp::Sub; return 5;
+  case TokenKind::star: op = BinaryOp::Mul; return 6;
+  case TokenKind::slash: op = BinaryOp::Div; return 6;
+  case TokenKind::percent: op = BinaryOp::Rem; return 6;
+  case TokenKind::at: op = BinaryOp::MatMul; return 6;
+  default: return 0;
+  }
+}
+
+// binary ::= unary (binop unary)*, by precedence climbing; all operators
+// are left-associative. Precedence, loosest first: || && (== !=)
+// (< <= > >=) (+ -) (* / % @).
+ExprPtr Parser::parseBinary(int minPrec) {
+  ExprPtr lhs = parseUnary();
+  while (lhs) {
+    BinaryOp op;
+    int prec = precedenceOf(tok().kind, op);
+    if (prec == 0 || prec < minPrec)
+      return lhs;
+    // A '-' that starts a new line starts a new statement.
+    if (tok().is(TokenKind::minus) && tok().newlineBefore && nesting == 0)
+      return lhs;
+    llvm::SMLoc loc = tok().getLoc();
+    consume();
+    ExprPtr rhs = parseBinary(prec + 1);
+    if (!rhs)
+      return nullptr;
+    lhs = std::make_unique<BinaryExpr>(loc, op, std::move(lhs), std::move(rhs));
+  }
+  return lhs;
+}
+
+// unary ::= ('-' | '!') unary | postfix
+ExprPtr Parser::parseUnary() {
+  llvm::SMLoc loc = tok().getLoc();
+  if (consumeIf(TokenKind::minus)) {
+    ExprPtr operand = parseUnary();
+    if (!operand)
+      return nullptr;
+    return std::make_unique<UnaryExpr>(loc, UnaryOp::Neg, std::move(operand));
+  }
+  if (consumeIf(TokenKind::exclaim)) {
+    ExprPtr operand = parseUnary();
+    if (!operand)
+      return nullptr;
+    return std::make_unique<UnaryExpr>(loc, UnaryOp::Not, std::move(operand));
+  }
+  return parsePostfix();
+}
+
+// postfix ::= primary ('[' expr (',' expr)* ']')*
+ExprPtr Parser::parsePostfix() {
+  ExprPtr base = parsePrimary();
+  while (base && tok().is(TokenKind::l_square) &&
+         !(tok().newlineBefore && nesting == 0)) {
+    auto index = std::make_unique<IndexExpr>(tok().getLoc(), std::move(base));
+    consume();
+    ++nesting;
+    do {
+      ExprPtr e = parseExpr();
+      if (!e) {
+        --nesting;
+        return nullptr;
+      }
+      index->indices.push_back(std::move(e));
+    } while (consumeIf(TokenKind::comma));
+    --nesting;
+    if (!expect(TokenKind::r_square, "to close the subscript"))
+      return nullptr;
+    base = std::move(index);
+  }
+  return base;
+}
+
+/// `sum(i, j) body`, as opposed to the call `max(a, b)`: a reduction's
+/// parenthesized list holds only names and is followed by its body.
+bool Parser::isReductionStart() const {
+  if (!tok().is(TokenKind::identifier) ||
+      !(tok().spelling == "sum" || tok().spelling == "max" ||
+        tok().spelling == "min") ||
+      !peek().is(TokenKind::l_paren))
+    return false;
+  unsigned n = 2;
+  while (true) {
+    if (!peek(n).is(TokenKind::identifier))
+      return false;
+    ++n;
+    if (peek(n).is(TokenKind::comma)) {
+      ++n;
+      continue;
+    }
+    if (!peek(n).is(TokenKind::r_paren))
+      return false;
+    break;
+  }
+  const Token &after = peek(n + 1);
+  if (after.newlineBefore && nesting == 0)
+    return false;
+  switch (after.kind) {
+  case TokenKind::identifier:
+  case TokenKind::integer:
+  case TokenKind::floating:
+  case TokenKind::l_paren:
+  case TokenKind::kw_true:
+  case TokenKind::kw_false:
+    return true;
+  default:
+    return after.isScalarTypeKeyword();
+  }
+}
+
+static std::string unescape(llvm::StringRef quoted) {
+  std::string out;
+  llvm::StringRef body = quoted.drop_front().drop_back();
+  for (size_t i = 0; i < body.size(); ++i) {
+    char c = body[i];
+    if (c == '\\' && i + 1 < body.size()) {
+      char n = body[++i];
+      switch (n) {
+      case 'n': out += '\n'; break;
+      case 't': out += '\t'; break;
+      default: out += n; break;
+      }
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
+// primary ::= integer | floating | string | 'true' | 'false'
+//           | identifier | identifier '(' args ')' | identifier '.' identifier '(' args ')'
+//           | scalar-type '(' args ')' | type | '(' expr ')' | tensor-literal
+//           | reduction | parallel-for
+ExprPtr Parser::parsePrimary() {
+  const Token t = tok();
+  llvm::SMLoc loc = t.getLoc();
+  switch (t.kind) {
+  case TokenKind::integer: {
+    uint64_t v;
+    if (t.spelling.getAsInteger(10, v)) {
+      errorAtToken("integer literal '" + t.spelling + "' is too large");
+      consume();
+      return nullptr;
+    }
+    consume();
+    return std::make_unique<IntLitExpr>(loc, v);
+  }
+  case TokenKind::floating: {
+    consume();
+    double v = std::strtod(t.spelling.str().c_str(), nullptr);
+    return std::make_unique<FloatLitExpr>(loc, v);
+  }
+  case TokenKind::string:
+    consume();
+    return std::make_unique<StringLitExpr>(loc, unescape(t.spelling));
+  case TokenKind::kw_true:
+  case TokenKind::kw_false:
+    consume();
+    return std::make_unique<BoolLitExpr>(loc, t.is(TokenKind::kw_true));
+  case TokenKind::l_paren: {
+    consume();
+    ++nesting;
+    ExprPtr e = parseExpr();
+    --nesting;
+    if (!e || !expect(TokenKind::r_paren, "to close the parenthesized expression"))
+      return nullptr;
+    return e;
+  }
+  case TokenKind::l_square:
+    return parseTensorLiteral();
+  case TokenKind::kw_parallel:
+    return parseParallelFor();
+  case TokenKind::identifier: {
+    if (isReductionStart())
+      return parseReduce();
+    consume();
+    if (tok().is(TokenKind::dot) && peek().is(TokenKind::identifier)) {
+      consume();
+      auto call = std::make_unique<CallExpr>(loc, t.spelling.str(),
+                                             tok().spelling.str());
+      consume();
+      if (!tok().is(TokenKind::l_paren)) {
+        errorAtToken("expected '(' to call '" + call->qualifiedName() +
+                     "', found " + describe(tok()));
+        return nullptr;
+      }
+      return parseCallArgs(std::move(call));
+    }
+    if (tok().is(TokenKind::l_paren))
+      return parseCallArgs(std::make_unique<CallExpr>(loc, "", t.spelling.str()));
+    return std::make_unique<VarRefExpr>(loc, t.spelling.str());
+  }
+  default:
+    break;
+  }
+  if (t.isScalarTypeKeyword()) {
+    consume();
+    if (tok().is(TokenKind::l_paren))
+      return parseCallArgs(std::make_unique<CallExpr>(loc, "", t.spelling.str()));
+    TypeSpec spec;
+    if (!parseTypeAfterElem(spec, elemKindOf(t.kind)))
+      return nullptr;
+    return std::make_unique<TypeArgExpr>(loc, spec.type);
+  }
+  errorAtToken("expected an expression, found " + describe(t));
+  return nullptr;
+}
+
+// args ::= '(' (arg (',' arg)*)? ')'     arg ::= (identifier '=')? expr
+ExprPtr Parser::parseCallArgs(std::unique_ptr<CallExpr> call) {
+  consume(); // '('
+  ++nesting;
+  if (!tok().is(TokenKind::r_paren)) {
+    do {
+      CallArg arg;
+      if (tok().is(TokenKind::identifier) && peek().is(TokenKind::equal)) {
+        arg.name = tok().spelling.str();
+        arg.nameLoc = tok().getLoc();
+        consume();
+        consume();
+      }
+      arg.value = parseExpr();
+      if (!arg.value) {
+        --nesting;
+        return nullptr;
+      }
+      call->args.push_back(std::move(arg));
+    } while (consumeIf(TokenKind::comma));
+  }
+  --nesting;
+  if (!expect(TokenKind::r_paren, "to close the argument list"))
+    return nullptr;
+  return call;
+}
+
+// tensor-literal ::= '[' expr (',' expr)* ']'
+ExprPtr Parser::parseTensorLiteral() {
+  auto lit = std::make_unique<TensorLitExpr>(tok().getLoc());
+  consume();
+  ++nesting;
+  if (tok().is(TokenKind::r_square)) {
+    --nesting;
+    errorAtToken("a tensor literal needs at least one element");
+    return nullptr;
+  }
+  do {
+    ExprPtr e = parseExpr();
+    if (!e) {
+      --nesting;
+      return nullptr;
+    }
+    lit->elements.push_back(std::move(e));
+  } while (consumeIf(TokenKind::comma));
+  --nesting;
+  if (!expect(TokenKind::r_square, "to close the tensor literal"))
+    return nullptr;
+  return lit;
+}
+
+// reduction ::= ('sum' | 'max' | 'min') '(' identifier (',' identifier)* ')' expr
+ExprPtr Parser::parseReduce() {
+  ReduceKind kind = llvm::StringSwitch<ReduceKind>(tok().spelling)
+                        .Case("sum", ReduceKind::Sum)
+                        .Case("max", ReduceKind::Max)
+                        .Default(ReduceKind::Min);
+  auto red = std::make_unique<ReduceExpr>(tok().getLoc(), kind);
+  consume();
+  consume();
+  do {
+    red->indices.push_back({tok().spelling.str(), tok().getLoc()});
+    consume();
+  } while (consumeIf(TokenKind::comma));
+  consume(); // ')'
+  red->body = parseExpr();
+  if (!red->body)
+    return nullptr;
+  return red;
+}
+
+// parallel-for ::= 'parallel' 'for' range (',' range)*
+//                  ('reduce' '(' ('+' | '*' | 'max' | 'min') ')')? block
+ExprPtr Parser::parseParallelFor() {
+  auto pf = std::make_unique<ParallelForExpr>(tok().getLoc());
+  consume();
+  if (!expect(TokenKind::kw_for, "after 'parallel'"))
+    return nullptr;
+  int savedNesting = nesting;
+  nesting = 0;
+  do {
+    LoopRange r;
+    if (!parseRange(r)) {
+      nesting = savedNesting;
+      return nullptr;
+    }
+    pf->ranges.push_back(std::move(r));
+  } while (consumeIf(TokenKind::comma));
+  nesting = savedNesting;
+  if (tok().is(TokenKind::kw_reduce)) {
+    consume();
+    if (!expect(TokenKind::l_paren, "after 'reduce'"))
+      return nullptr;
+    pf->reduceLoc = tok().getLoc();
+    if (tok().is(TokenKind::plus))
+      pf->reduce = LoopReduce::Add;
+    else if (tok().is(TokenKind::star))
+      pf->reduce = LoopReduce::Mul;
+    else if (tok().is(TokenKind::identifier) && tok().spelling == "max")
+      pf->reduce = LoopReduce::Max;
+    else if (tok().is(TokenKind::identifier) && tok().spelling == "min")
+      pf->reduce = LoopReduce::Min;
+    else {
+      errorAtToken("expected a reduction operator (+, *, max or min), found " +
+                   describe(tok()));
+      return nullptr;
+    }
+    consume();
+    if (!expect(TokenKind::r_paren, "after the reduction operator"))
+      return nullptr;
+  }
+  if (!parseBlock(pf->body))
+    return nullptr;
+  return pf;
+}

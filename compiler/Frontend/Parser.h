@@ -1,0 +1,83 @@
+//===- Parser.h - Recursive-descent parser for .tdsl ------------------------===//
+#ifndef TDSL_FRONTEND_PARSER_H
+#define TDSL_FRONTEND_PARSER_H
+
+#include "compiler/Frontend/AST.h"
+#include "compiler/Frontend/Diagnostics.h"
+#include "compiler/Frontend/Token.h"
+
+#include <vector>
+
+namespace tdsl {
+
+/// Parses one token stream into a ModuleAST. Syntax errors are reported and
+/// the parser resynchronizes at the next statement or declaration, so one run
+/// reports every error it can.
+class Parser {
+public:
+  Parser(DiagEngine &diags, std::vector<Token> tokens)
+      : diags(diags), tokens(std::move(tokens)) {}
+
+  std::unique_ptr<ModuleAST> parseModule();
+
+private:
+  // Declarations.
+  std::unique_ptr<FunctionDecl> parseFunction();
+  bool parseImport(ModuleAST &module);
+  bool parseType(TypeSpec &spec);
+  bool parseTypeAfterElem(TypeSpec &spec, ElemKind elem);
+
+  // Statements.
+  bool parseBlock(StmtList &body);
+  std::unique_ptr<Stmt> parseStatement();
+  std::unique_ptr<Stmt> parseFor();
+  std::unique_ptr<Stmt> parseIf();
+  bool parseRange(LoopRange &range);
+  bool expectStatementEnd();
+
+  // Expressions, lowest precedence first.
+  ExprPtr parseExpr();
+  ExprPtr parseTernary();
+  ExprPtr parseBinary(int minPrec);
+  ExprPtr parseUnary();
+  ExprPtr parsePostfix();
+  ExprPtr parsePrimary();
+  ExprPtr parseCallArgs(std::unique_ptr<CallExpr> call);
+  ExprPtr parseTensorLiteral();
+  ExprPtr parseReduce();
+  ExprPtr parseParallelFor();
+  bool isReductionStart() const;
+
+  // Token helpers.
+  const Token &tok() const { return tokens[pos]; }
+  const Token &peek(unsigned n = 1) const {
+    return tokens[std::min<size_t>(pos + n, tokens.size() - 1)];
+  }
+  void consume() {
+    if (pos + 1 < tokens.size())
+      ++pos;
+  }
+  bool consumeIf(TokenKind kind) {
+    if (!tok().is(kind))
+      return false;
+    consume();
+    return true;
+  }
+  bool expect(TokenKind kind, llvm::StringRef context);
+  void errorAtToken(const llvm::Twine &msg);
+  void skipToStatementEnd();
+  void skipToDeclaration();
+
+  DiagEngine &diags;
+  std::vector<Token> tokens;
+  size_t pos = 0;
+  /// >0 inside (), [] of expressions, where newlines never end a statement.
+  int nesting = 0;
+};
+
+/// Lexes and parses one buffer of `diags`' SourceMgr.
+std::unique_ptr<ModuleAST> parseBuffer(DiagEngine &diags, unsigned bufferId);
+
+} // namespace tdsl
+
+#endif // TDSL_FRONTEND_PARSER_H

@@ -1,0 +1,1519 @@
+//===- Sema.cpp - Names, types and shapes of .tdsl programs ---------------===//
+//
+// One walk over each function: resolves names, assigns every expression a
+// type (element kind + shape with static, symbolic or dynamic dimensions),
+// infers index ranges in index notation, finds loop-carried names, and reports
+// every error it can with its location and notes.
+//
+//===----------------------------------------------------------------------===//
+#include "compiler/Frontend/Sema.h"
+
+#include "llvm/ADT/StringMap.h"
+#include "llvm/ADT/StringSet.h"
+#include "llvm/ADT/StringSwitch.h"
+
+using namespace tdsl;
+using llvm::SMLoc;
+using llvm::StringRef;
+using llvm::Twine;
+
+static const char *const kBuiltins[] = {
+    "exp", "log", "sqrt", "tanh", "sin", "cos", "floor", "ceil", "sigmoid",
+    "abs", "max", "min", "pow", "sum", "zeros", "ones", "full", "arange",
+    "uniform", "normal", "dim", "print", "load", "save", "f16", "bf16", "f32",
+    "f64", "i1", "i32", "i64", "u64"};
+
+bool tdsl::isBuiltinFunction(StringRef name) {
+  for (const char *b : kBuiltins)
+    if (name == b)
+      return true;
+  return false;
+}
+
+static ElemKind defaultKind(ElemKind k) {
+  if (k == ElemKind::IntLit)
+    return ElemKind::I64;
+  if (k == ElemKind::FloatLit)
+    return ElemKind::F32;
+  return k;
+}
+
+static bool isLiteralKind(ElemKind k) {
+  return k == ElemKind::IntLit || k == ElemKind::FloatLit;
+}
+
+namespace {
+
+struct VarInfo {
+  Type type;
+  SMLoc loc;
+  VarKind kind = VarKind::Local;
+  bool used = false;
+  /// How many parallel-for bodies enclose the declaration.
+  unsigned parallelDepth = 0;
+};
+
+/// An enclosing `for` or `if` that collects rebound outer names.
+struct ControlFrame {
+  size_t scopeDepth;
+  std::vector<std::string> *carried;
+};
+
+/// What index notation has learned about one index variable.
+struct IndexInfo {
+  bool known = false;
+  Dim extent;
+  SMLoc useLoc;
+  std::string tensorType;
+};
+
+class Checker {
+public:
+  Checker(Program &program, DiagEngine &diags) : program(program), diags(diags) {}
+  bool run();
+
+private:
+  // Declarations.
+  void collectFunctions(ModuleAST &module);
+  void checkSignature(FunctionDecl &fn);
+  void checkFunction(FunctionDecl &fn);
+
+  // Statements.
+  void checkBlock(StmtList &body, bool isFunctionBody, bool isParallelBody,
+                  Type *yieldType);
+  void checkStmt(Stmt &stmt);
+  void checkLet(LetStmt &let);
+  void checkIndexDef(IndexDefStmt &def);
+  void checkFor(ForStmt &f);
+  void checkIf(IfStmt &s);
+  void bind(StringRef name, const Type &type, SMLoc loc);
+
+  // Expressions.
+  Type check(Expr &e);
+  Type checkVarRef(VarRefExpr &e);
+  Type checkUnary(UnaryExpr &e);
+  Type checkBinary(BinaryExpr &e);
+  Type checkTernary(TernaryExpr &e);
+  Type checkCall(CallExpr &e);
+  Type checkUserCall(CallExpr &e, FunctionDecl &fn);
+  Type checkBuiltin(CallExpr &e);
+  Type checkIndex(IndexExpr &e);
+  Type checkTensorLit(TensorLitExpr &e);
+  Type checkReduce(ReduceExpr &e);
+  Type checkParallelFor(ParallelForExpr &e);
+  bool checkRangeBound(Expr &e);
+  Type broadcast(const Type &a, const Type &b, ElemKind elem, SMLoc loc,
+                 StringRef what);
+  bool unifyElem(Expr &lhs, Expr &rhs, ElemKind &out, SMLoc loc, StringRef what);
+  bool resolveTypeArg(Type &t, SMLoc loc, bool allowDynamic);
+  bool expectScalarInt(Expr &e, StringRef what);
+  bool coerce(Expr &e, ElemKind target, StringRef what);
+
+  // Literal typing.
+  void settle(Expr &e, ElemKind kind);
+  void settleDefault(Expr &e) { settle(e, defaultKind(e.type.elem)); }
+
+  // Scopes.
+  void pushScope() { scopes.emplace_back(); }
+  void popScope();
+  VarInfo *lookup(StringRef name, size_t *depth = nullptr);
+  void declare(StringRef name, VarInfo info, bool warnShadow);
+  void noteDim(const Dim &d, const Twine &what);
+
+  Program &program;
+  DiagEngine &diags;
+  llvm::StringMap<FunctionDecl *> functions;
+  llvm::StringSet<> importedModules;
+  std::string currentModule;
+  FunctionDecl *currentFn = nullptr;
+  std::vector<llvm::StringMap<VarInfo>> scopes;
+  std::vector<ControlFrame> controlFrames;
+  unsigned parallelDepth = 0;
+  /// Index variables of the enclosing index-notation definitions/reductions.
+  llvm::StringMap<IndexInfo> indexInfo;
+};
+
+} // namespace
+
+bool tdsl::checkProgram(Program &program, DiagEngine &diags) {
+  return Checker(program, diags).run();
+}
+
+bool Checker::run() {
+  unsigned before = diags.getNumErrors();
+  for (ModuleAST *m : program.modules())
+    collectFunctions(*m);
+  for (ModuleAST *m : program.modules()) {
+    importedModules.clear();
+    for (const ImportDecl &imp : m->imports)
+      importedModules.insert(imp.name);
+    currentModule = m->name;
+    for (auto &fn : m->functions)
+      checkSignature(*fn);
+    for (auto &fn : m->functions)
+      checkFunction(*fn);
+  }
+  if (FunctionDecl *mainFn = functions.lookup("main")) {
+    if (!mainFn->params.empty())
+      diags.error(mainFn->params.front().loc,
+                  "'main' takes no parameters; read inputs with load(...)");
+    if (mainFn->hasResult && mainFn->result.type != Type::scalar(ElemKind::I32))
+      diags.error(mainFn->result.loc,
+                  "'main' must return nothing or i32, not " +
+                      mainFn->result.type.str());
+  }
+  return diags.getNumErrors() == before;
+}
+
+void Checker::collectFunctions(ModuleAST &module) {
+  for (auto &fn : module.functions) {
+    std::string qname = fn->qualifiedName();
+    auto [it, inserted] = functions.try_emplace(qname, fn.get());
+    if (!inserted) {
+      diags.error(fn->loc, "redefinition of function '" + qname + "'");
+      diags.note(it->second->loc, "previous definition is here");
+    }
+  }
+}
+
+void Checker::noteDim(const Dim &d, const Twine &what) {
+  if (d.origin.isValid())
+    diags.note(d.origin, what);
+}
+
+//===----------------------------------------------------------------------===//
+// Scopes
+//===----------------------------------------------------------------------===//
+
+VarInfo *Checker::lookup(StringRef name, size_t *depth) {
+  for (size_t i = scopes.size(); i-- > 0;) {
+    auto it = scopes[i].find(name);
+    if (it != scopes[i].end()) {
+      if (depth)
+        *depth = i;
+      return &it->second;
+    }
+  }
+  return nullptr;
+}
+
+void Checker::declare(StringRef name, VarInfo info, bool warnShadow) {
+  if (warnShadow) {
+    if (VarInfo *old = lookup(name)) {
+      diags.warning(info.loc, "'" + name + "' shadows an earlier declaration");
+      diags.note(old->loc, "'" + name + "' was declared here");
+    }
+  }
+  info.parallelDepth = parallelDepth;
+  scopes.back()[name] = info;
+}
+
+void Checker::popScope() {
+  for (auto &entry : scopes.back()) {
+    const VarInfo &v = entry.second;
+    if (v.kind == VarKind::Local && !v.used && !entry.first().starts_with("_"))
+      diags.warning(v.loc, "variable '" + entry.first() + "' is never used");
+  }
+  scopes.pop_back();
+}
+
+//===----------------------------------------------------------------------===//
+// Declarations
+//===----------------------------------------------------------------------===//
+
+void Checker::checkSignature(FunctionDecl &fn) {
+  llvm::StringMap<SMLoc> names;
+  for (Param &p : fn.params) {
+    auto [it, inserted] = names.try_emplace(p.name, p.loc);
+    if (!inserted) {
+      diags.error(p.loc, "duplicate parameter '" + p.name + "'");
+      diags.note(it->second, "previous parameter is here");
+    }
+  }
+  llvm::StringSet<> symbols;
+  for (Param &p : fn.params)
+    for (const Dim &d : p.type.type.shape)
+      if (d.kind == Dim::Symbol) {
+        if (names.count(d.symbol))
+          diags.error(d.origin, "'" + d.symbol +
+                                    "' names both a parameter and a dimension");
+        symbols.insert(d.symbol);
+      }
+  if (fn.hasResult)
+    for (const Dim &d : fn.result.type.shape)
+      if (d.kind == Dim::Symbol && !symbols.count(d.symbol))
+        diags.error(d.origin, "dimension '" + d.symbol +
+                                  "' of the result type is not bound by any "
+                                  "parameter of '" + fn.name + "'");
+}
+
+void Checker::checkFunction(FunctionDecl &fn) {
+  currentFn = &fn;
+  scopes.clear();
+  controlFrames.clear();
+  pushScope();
+  for (Param &p : fn.params)
+    for (const Dim &d : p.type.type.shape)
+      if (d.kind == Dim::Symbol && !lookup(d.symbol)) {
+        VarInfo info;
+        info.type = Type::scalar(ElemKind::I64);
+        info.loc = d.origin;
+        info.kind = VarKind::DimSymbol;
+        declare(d.symbol, info, false);
+      }
+  for (Param &p : fn.params) {
+    VarInfo info;
+    info.type = p.type.type;
+    info.loc = p.loc;
+    info.kind = VarKind::Param;
+    declare(p.name, info, false);
+  }
+  checkBlock(fn.body, /*isFunctionBody=*/true, false, nullptr);
+  if (fn.hasResult &&
+      (fn.body.empty() || !llvm::isa<ReturnStmt>(fn.body.back().get())))
+    diags.error(fn.loc, "function '" + fn.name +
+                            "' must end with 'return' of a value of type " +
+                            fn.result.type.str());
+  popScope();
+  currentFn = nullptr;
+}
+
+//===----------------------------------------------------------------------===//
+// Statements
+//===----------------------------------------------------------------------===//
+
+void Checker::checkBlock(StmtList &body, bool isFunctionBody,
+                         bool isParallelBody, Type *yieldType) {
+  for (size_t i = 0; i < body.size(); ++i) {
+    Stmt &s = *body[i];
+    bool last = i + 1 == body.size();
+    if (auto *ret = llvm::dyn_cast<ReturnStmt>(&s)) {
+      if (!isFunctionBody) {
+        diags.error(s.loc, isParallelBody || parallelDepth
+                               ? "'return' inside a parallel loop; use 'yield'"
+                               : "'return' is only allowed at the end of a "
+                                 "function body");
+        continue;
+      }
+      if (!last) {
+        diags.error(body[i + 1]->loc, "code after 'return' is unreachable");
+      }
+      if (ret->value) {
+        Type t = check(*ret->value);
+        if (t.isError())
+          continue;
+        if (!currentFn->hasResult) {
+          diags.error(ret->value->loc, "function '" + currentFn->name +
+                                           "' has no result type but returns a "
+                                           "value of type " + t.str());
+          continue;
+        }
+        const Type &want = currentFn->result.type;
+        if (isLiteralKind(t.elem) && !coerce(*ret->value, want.elem, "return value"))
+          continue;
+        t = ret->value->type;
+        bool ok = t.elem == want.elem && t.isTensor == want.isTensor &&
+                  t.rank() == want.rank();
+        for (unsigned d = 0; ok && d < t.rank(); ++d)
+          ok = t.shape[d].compatible(want.shape[d]);
+        if (!ok) {
+          diags.error(ret->value->loc, "returning a value of type " + t.str() +
+                                           " from a function declared to "
+                                           "return " + want.str());
+          diags.note(currentFn->result.loc, "result type declared here");
+        }
+      } else if (currentFn->hasResult) {
+        diags.error(s.loc, "'return' needs a value of type " +
+                               currentFn->result.type.str());
+      }
+      continue;
+    }
+    if (auto *y = llvm::dyn_cast<YieldStmt>(&s)) {
+      if (!isParallelBody || !last) {
+        diags.error(s.loc, isParallelBody
+                               ? "'yield' must be the last statement of the "
+                                 "parallel loop body"
+                               : "'yield' outside of a 'parallel for' body");
+        check(*y->value);
+        continue;
+      }
+      Type t = check(*y->value);
+      if (!t.isError())
+        settleDefault(*y->value);
+      if (yieldType)
+        *yieldType = y->value->type;
+      continue;
+    }
+    checkStmt(s);
+  }
+  if (isParallelBody && (body.empty() || !llvm::isa<YieldStmt>(body.back().get())))
+    if (yieldType)
+      yieldType->elem = ElemKind::Void;
+}
+
+void Checker::checkStmt(Stmt &stmt) {
+  switch (stmt.kind) {
+  case Stmt::Let:
+    return checkLet(llvm::cast<LetStmt>(stmt));
+  case Stmt::IndexDef:
+    return checkIndexDef(llvm::cast<IndexDefStmt>(stmt));
+  case Stmt::For:
+    return checkFor(llvm::cast<ForStmt>(stmt));
+  case Stmt::If:
+    return checkIf(llvm::cast<IfStmt>(stmt));
+  case Stmt::ExprStmt: {
+    auto &es = llvm::cast<ExprStmt>(stmt);
+    Type t = check(*es.expr);
+    if (t.isError() || t.isVoid())
+      return;
+    settleDefault(*es.expr);
+    diags.warning(es.expr->loc, "result of expression of type " + t.str() +
+                                    " is unused");
+    return;
+  }
+  case Stmt::Return:
+  case Stmt::Yield:
+    return; // handled by checkBlock
+  }
+}
+
+void Checker::bind(StringRef name, const Type &type, SMLoc loc) {
+  size_t depth;
+  VarInfo *old = lookup(name, &depth);
+  if (!old) {
+    VarInfo info;
+    info.type = type;
+    info.loc = loc;
+    declare(name, info, false);
+    return;
+  }
+  if (old->kind == VarKind::LoopVar || old->kind == VarKind::IndexVar ||
+      old->kind == VarKind::DimSymbol) {
+    diags.error(loc, "cannot assign to '" + name + "': it is a " +
+                         (old->kind == VarKind::DimSymbol ? "dimension name"
+                          : old->kind == VarKind::LoopVar ? "loop variable"
+                                                          : "index variable"));
+    diags.note(old->loc, "declared here");
+    return;
+  }
+  if (old->parallelDepth < parallelDepth) {
+    diags.error(loc, "cannot assign to '" + name +
+                         "', declared outside the parallel loop: iterations run "
+                         "in parallel; yield a value instead");
+    diags.note(old->loc, "'" + name + "' was declared here");
+    return;
+  }
+  if (depth + 1 == scopes.size()) {
+    // Rebinding in the same block: a new value, which may have a new type.
+    old->type = type;
+    return;
+  }
+  if (old->type != type && !type.isError() && !old->type.isError()) {
+    diags.error(loc, "'" + name + "' has type " + old->type.str() +
+                         " but is assigned a value of type " + type.str() +
+                         " inside a loop or branch");
+    diags.note(old->loc, "'" + name + "' was declared here");
+    return;
+  }
+  for (ControlFrame &f : controlFrames)
+    if (f.scopeDepth > depth &&
+        llvm::find(*f.carried, name.str()) == f.carried->end())
+      f.carried->push_back(name.str());
+}
+
+void Checker::checkLet(LetStmt &let) {
+  Type t = check(*let.value);
+  if (t.isError()) {
+    bind(let.name, t, let.loc);
+    if (VarInfo *v = lookup(let.name))
+      v->used = true;
+    return;
+  }
+  if (t.isVoid() || t.elem == ElemKind::String) {
+    diags.error(let.value->loc, "cannot bind '" + let.name + "' to " +
+                                    (t.isVoid() ? "an expression with no value"
+                                                : "a string"));
+    return;
+  }
+  if (let.hasAnnotation) {
+    const Type &want = let.annotation.type;
+    if (isLiteralKind(t.elem) && !coerce(*let.value, want.elem, "binding"))
+      return;
+    t = let.value->type;
+    bool ok = t.elem == want.elem && t.isTensor == want.isTensor &&
+              t.rank() == want.rank();
+    for (unsigned d = 0; ok && d < t.rank(); ++d)
+      ok = t.shape[d].compatible(want.shape[d]);
+    if (!ok) {
+      diags.error(let.value->loc, "'" + let.name + "' is declared as " +
+                                      want.str() + " but its value has type " +
+                                      t.str());
+      diags.note(let.annotation.loc, "type declared here");
+      return;
+    }
+  } else {
+    settleDefault(*let.value);
+    t = let.value->type;
+  }
+  bind(let.name, t, let.loc);
+}
+
+void Checker::checkFor(ForStmt &f) {
+  checkRangeBound(*f.range.lower);
+  checkRangeBound(*f.range.upper);
+  pushScope();
+  VarInfo info;
+  info.type = Type::scalar(ElemKind::I64);
+  info.loc = f.range.var.loc;
+  info.kind = VarKind::LoopVar;
+  declare(f.range.var.name, info, true);
+  controlFrames.push_back({scopes.size() - 1, &f.carried});
+  checkBlock(f.body, false, false, nullptr);
+  controlFrames.pop_back();
+  popScope();
+}
+
+void Checker::checkIf(IfStmt &s) {
+  Type c = check(*s.cond);
+  if (!c.isError() && (c.isTensor || c.elem != ElemKind::I1))
+    diags.error(s.cond->loc, "condition must be an i1 scalar, not " + c.str());
+  for (StmtList *body : {&s.thenBody, &s.elseBody}) {
+    pushScope();
+    controlFrames.push_back({scopes.size() - 1, &s.carried});
+    checkBlock(*body, false, false, nullptr);
+    controlFrames.pop_back();
+    popScope();
+  }
+}
+
+bool Checker::checkRangeBound(Expr &e) {
+  return expectScalarInt(e, "a loop bound");
+}
+
+bool Checker::expectScalarInt(Expr &e, StringRef what) {
+  Type t = check(e);
+  if (t.isError())
+    return false;
+  if (t.isTensor || !isIntKind(t.elem)) {
+    diags.error(e.loc, what + " must be an integer scalar, not " + t.str());
+    return false;
+  }
+  settle(e, t.elem == ElemKind::IntLit ? ElemKind::I64 : t.elem);
+  return true;
+}
+
+/// Gives a literal-typed expression the element kind `target`, or reports
+/// that it cannot have it (a float literal where an integer is expected).
+bool Checker::coerce(Expr &e, ElemKind target, StringRef what) {
+  ElemKind k = e.type.elem;
+  if (!isLiteralKind(k) || target == ElemKind::Error)
+    return true;
+  if (k == ElemKind::FloatLit && !isFloatKind(target)) {
+    diags.error(e.loc, "a floating-point literal cannot be used as " +
+                           Twine(getElemKindName(target)) + " in " + what);
+    return false;
+  }
+  if (target == ElemKind::I1 || target == ElemKind::String ||
+      target == ElemKind::Void) {
+    diags.error(e.loc, "a numeric literal cannot be used as " +
+                           Twine(getElemKindName(target)) + " in " + what);
+    return false;
+  }
+  settle(e, target);
+  return true;
+}
+
+void Checker::settle(Expr &e, ElemKind kind) {
+  if (!isLiteralKind(e.type.elem))
+    return;
+  e.type.elem = kind;
+  switch (e.kind) {
+  case Expr::Unary:
+    settle(*llvm::cast<UnaryExpr>(e).operand, kind);
+    break;
+  case Expr::Binary: {
+    auto &b = llvm::cast<BinaryExpr>(e);
+    settle(*b.lhs, kind);
+    settle(*b.rhs, kind);
+    break;
+  }
+  case Expr::Ternary: {
+    auto &t = llvm::cast<TernaryExpr>(e);
+    settle(*t.thenExpr, kind);
+    settle(*t.elseExpr, kind);
+    break;
+  }
+  default:
+    break;
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// Index notation
+//===----------------------------------------------------------------------===//
+
+void Checker::checkIndexDef(IndexDefStmt &def) {
+  pushScope();
+  llvm::StringMap<SMLoc> seen;
+  std::vector<std::string> added;
+  for (IndexVarDecl &v : def.indices) {
+    auto [it, inserted] = seen.try_emplace(v.name, v.loc);
+    if (!inserted) {
+      diags.error(v.loc, "index variable '" + v.name +
+                             "' appears twice on the left-hand side");
+      diags.note(it->second, "first occurrence is here");
+      continue;
+    }
+    VarInfo info;
+    info.type = Type::scalar(ElemKind::I64);
+    info.loc = v.loc;
+    info.kind = VarKind::IndexVar;
+    declare(v.name, info, true);
+    indexInfo[v.name] = IndexInfo();
+    added.push_back(v.name);
+  }
+  Type t = check(*def.value);
+  bool ok = !t.isError();
+  if (ok && (t.isTensor || t.elem == ElemKind::String || t.isVoid())) {
+    diags.error(def.value->loc,
+                "the right-hand side of an index-notation definition must be "
+                "a scalar expression, not " + t.str() +
+                    "; subscript every tensor with index variables");
+    ok = false;
+  }
+  llvm::SmallVector<Dim, 4> shape;
+  for (IndexVarDecl &v : def.indices) {
+    auto it = indexInfo.find(v.name);
+    if (it == indexInfo.end())
+      continue;
+    if (!it->second.known) {
+      if (ok)
+        diags.error(v.loc, "cannot infer the range of index '" + v.name +
+                               "': it does not subscript any tensor on the "
+                               "right-hand side");
+      ok = false;
+      continue;
+    }
+    Dim d = it->second.extent;
+    shape.push_back(d);
+  }
+  for (const std::string &n : added)
+    indexInfo.erase(n);
+  popScope();
+  if (!ok) {
+    bind(def.name, Type::error(), def.loc);
+    return;
+  }
+  settleDefault(*def.value);
+  bind(def.name, Type::tensor(def.value->type.elem, shape), def.loc);
+}
+
+Type Checker::checkReduce(ReduceExpr &e) {
+  pushScope();
+  std::vector<std::string> added;
+  for (IndexVarDecl &v : e.indices) {
+    if (indexInfo.count(v.name)) {
+      diags.error(v.loc, "index variable '" + v.name + "' is already in use");
+      continue;
+    }
+    VarInfo info;
+    info.type = Type::scalar(ElemKind::I64);
+    info.loc = v.loc;
+    info.kind = VarKind::IndexVar;
+    declare(v.name, info, true);
+    indexInfo[v.name] = IndexInfo();
+    added.push_back(v.name);
+  }
+  Type body = check(*e.body);
+  bool ok = !body.isError();
+  for (const std::string &n : added) {
+    if (!indexInfo[n].known && ok) {
+      for (IndexVarDecl &v : e.indices)
+        if (v.name == n)
+          diags.error(v.loc, "cannot infer the range of reduction index '" + n +
+                                 "': it does not subscript any tensor in the "
+                                 "reduced expression");
+      ok = false;
+    }
+    indexInfo.erase(n);
+  }
+  popScope();
+  if (!ok)
+    return Type::error();
+  if (body.isTensor || !isNumericKind(body.elem)) {
+    diags.error(e.body->loc, Twine(getReduceKindName(e.reduceKind)) +
+                                 "(...) reduces numeric scalars, not " +
+                                 body.str());
+    return Type::error();
+  }
+  settleDefault(*e.body);
+  return Type::scalar(e.body->type.elem);
+}
+
+/// A subscript is direct when it is an index variable or an integer literal;
+/// only direct accesses tell the range of an index variable.
+Type Checker::checkIndex(IndexExpr &e) {
+  Type base = check(*e.base);
+  bool ok = !base.isError();
+  if (ok && !base.isTensor) {
+    diags.error(e.loc, "cannot subscript a value of scalar type " + base.str());
+    ok = false;
+  }
+  if (ok && base.rank() != e.indices.size()) {
+    diags.error(e.loc, "a tensor of type " + base.str() + " needs " +
+                           Twine(base.rank()) + " subscripts, not " +
+                           Twine(e.indices.size()));
+    ok = false;
+  }
+  bool direct = true;
+  for (auto &idx : e.indices) {
+    auto *ref = llvm::dyn_cast<VarRefExpr>(idx.get());
+    bool isIndexVar = ref && indexInfo.count(ref->name);
+    if (!isIndexVar && !llvm::isa<IntLitExpr>(idx.get()))
+      direct = false;
+    if (!expectScalarInt(*idx, "a subscript"))
+      ok = false;
+  }
+  if (!ok)
+    return Type::error();
+  for (unsigned i = 0; i < e.indices.size(); ++i) {
+    if (auto *lit = llvm::dyn_cast<IntLitExpr>(e.indices[i].get())) {
+      const Dim &d = base.shape[i];
+      if (d.isStatic() && lit->value >= (uint64_t)d.size) {
+        diags.error(lit->loc, "subscript " + Twine(lit->value) +
+                                  " is out of range for dimension " + Twine(i) +
+                                  " of " + base.str());
+        return Type::error();
+      }
+    }
+  }
+  if (direct) {
+    for (unsigned i = 0; i < e.indices.size(); ++i) {
+      auto *ref = llvm::dyn_cast<VarRefExpr>(e.indices[i].get());
+      if (!ref)
+        continue;
+      IndexInfo &info = indexInfo[ref->name];
+      Dim d = base.shape[i];
+      if (!d.origin.isValid())
+        d.origin = e.loc;
+      if (!info.known) {
+        info.known = true;
+        info.extent = d;
+        info.useLoc = ref->loc;
+        info.tensorType = base.str();
+        continue;
+      }
+      if (!info.extent.compatible(d)) {
+        diags.error(ref->loc, "index '" + ref->name + "' ranges over " +
+                                  d.str() + " here (dimension " + Twine(i) +
+                                  " of " + base.str() + ") but over " +
+                                  info.extent.str() + " elsewhere");
+        diags.note(info.useLoc, "'" + ref->name + "' subscripts a tensor of type " +
+                                    info.tensorType + " here");
+        return Type::error();
+      }
+      if (info.extent.isDynamic() && !d.isDynamic())
+        info.extent = d;
+    }
+  }
+  return Type::scalar(base.elem);
+}
+
+//===----------------------------------------------------------------------===//
+// Expressions
+//===----------------------------------------------------------------------===//
+
+Type Checker::check(Expr &e) {
+  Type t;
+  switch (e.kind) {
+  case Expr::IntLit:
+    t = Type::scalar(ElemKind::IntLit);
+    break;
+  case Expr::FloatLit:
+    t = Type::scalar(ElemKind::FloatLit);
+    break;
+  case Expr::BoolLit:
+    t = Type::scalar(ElemKind::I1);
+    break;
+  case Expr::StringLit:
+    t = Type::scalar(ElemKind::String);
+    break;
+  case Expr::VarRef:
+    t = checkVarRef(llvm::cast<VarRefExpr>(e));
+    break;
+  case Expr::Unary:
+    t = checkUnary(llvm::cast<UnaryExpr>(e));
+    break;
+  case Expr::Binary:
+    t = checkBinary(llvm::cast<BinaryExpr>(e));
+    break;
+  case Expr::Ternary:
+    t = checkTernary(llvm::cast<TernaryExpr>(e));
+    break;
+  case Expr::Call:
+    t = checkCall(llvm::cast<CallExpr>(e));
+    break;
+  case Expr::Index:
+    t = checkIndex(llvm::cast<IndexExpr>(e));
+    break;
+  case Expr::TensorLit:
+    t = checkTensorLit(llvm::cast<TensorLitExpr>(e));
+    break;
+  case Expr::Reduce:
+    t = checkReduce(llvm::cast<ReduceExpr>(e));
+    break;
+  case Expr::ParallelFor:
+    t = checkParallelFor(llvm::cast<ParallelForExpr>(e));
+    break;
+  case Expr::TypeArg:
+    diags.error(e.loc, "a type is not a value here; types are arguments of "
+                       "zeros, ones, full, arange, uniform, normal and load");
+    t = Type::error();
+    break;
+  }
+  e.type = t;
+  return t;
+}
+
+Type Checker::checkVarRef(VarRefExpr &e) {
+  VarInfo *v = lookup(e.name);
+  if (!v) {
+    if (functions.count(e.name) || isBuiltinFunction(e.name))
+      diags.error(e.loc, "'" + e.name + "' is a function; call it with (...)");
+    else
+      diags.error(e.loc, "use of undeclared name '" + e.name + "'");
+    return Type::error();
+  }
+  v->used = true;
+  e.varKind = v->kind;
+  return v->type;
+}
+
+Type Checker::checkUnary(UnaryExpr &e) {
+  Type t = check(*e.operand);
+  if (t.isError())
+    return t;
+  if (e.op == UnaryOp::Neg) {
+    if (!isNumericKind(t.elem) || t.elem == ElemKind::U64) {
+      diags.error(e.loc, "cannot negate a value of type " + t.str());
+      return Type::error();
+    }
+    return t;
+  }
+  if (t.elem != ElemKind::I1) {
+    diags.error(e.loc, "'!' needs an i1 operand, not " + t.str());
+    return Type::error();
+  }
+  return t;
+}
+
+bool Checker::unifyElem(Expr &lhs, Expr &rhs, ElemKind &out, SMLoc loc,
+                        StringRef what) {
+  ElemKind a = lhs.type.elem, b = rhs.type.elem;
+  if (a == ElemKind::String || b == ElemKind::String || a == ElemKind::Void ||
+      b == ElemKind::Void) {
+    diags.error(loc, "invalid operands to " + what + " (" + lhs.type.str() +
+                         " and " + rhs.type.str() + ")");
+    return false;
+  }
+  if (a == b) {
+    out = a;
+    return true;
+  }
+  if (isLiteralKind(a) && isLiteralKind(b)) {
+    out = ElemKind::FloatLit;
+    return true;
+  }
+  if (isLiteralKind(a) || isLiteralKind(b)) {
+    Expr &lit = isLiteralKind(a) ? lhs : rhs;
+    ElemKind other = isLiteralKind(a) ? b : a;
+    if (!coerce(lit, other, what))
+      return false;
+    out = other;
+    return true;
+  }
+  diags.error(loc, "mismatched element types " + Twine(getElemKindName(a)) +
+                       " and " + getElemKindName(b) + " in " + what +
+                       "; convert one side, e.g. " + getElemKindName(a) + "(x)");
+  return false;
+}
+
+Type Checker::broadcast(const Type &a, const Type &b, ElemKind elem, SMLoc loc,
+                        StringRef what) {
+  if (!a.isTensor && !b.isTensor)
+    return Type::scalar(elem);
+  if (!a.isTensor)
+    return b.withElem(elem);
+  if (!b.isTensor)
+    return a.withElem(elem);
+  unsigned rank = std::max(a.rank(), b.rank());
+  llvm::SmallVector<Dim, 4> dims(rank);
+  for (unsigned i = 0; i < rank; ++i) {
+    const Dim *da = i < a.rank() ? &a.shape[a.rank() - 1 - i] : nullptr;
+    const Dim *db = i < b.rank() ? &b.shape[b.rank() - 1 - i] : nullptr;
+    Dim &out = dims[rank - 1 - i];
+    if (!da || (da->isStatic() && da->size == 1 && db))
+      out = *db;
+    else if (!db || (db->isStatic() && db->size == 1))
+      out = *da;
+    else if (da->compatible(*db))
+      out = da->isDynamic() ? *db : *da;
+    else {
+      diags.error(loc, "shapes " + a.str() + " and " + b.str() +
+                           " cannot be broadcast together in " + what +
+                           ": dimension " + da->str() + " vs " + db->str());
+      noteDim(*da, "dimension " + da->str() + " of the left operand comes from here");
+      noteDim(*db, "dimension " + db->str() + " of the right operand comes from here");
+      return Type::error();
+    }
+  }
+  return Type::tensor(elem, dims);
+}
+
+Type Checker::checkBinary(BinaryExpr &e) {
+  Type a = check(*e.lhs);
+  Type b = check(*e.rhs);
+  if (a.isError() || b.isError())
+    return Type::error();
+  std::string what = ("'" + Twine(getBinaryOpSpelling(e.op)) + "'").str();
+  ElemKind elem;
+  if (!unifyElem(*e.lhs, *e.rhs, elem, e.loc, what))
+    return Type::error();
+  a = e.lhs->type;
+  b = e.rhs->type;
+  switch (e.op) {
+  case BinaryOp::And:
+  case BinaryOp::Or:
+    if (elem != ElemKind::I1) {
+      diags.error(e.loc, what + " needs i1 operands, not " + a.str() + " and " +
+                             b.str());
+      return Type::error();
+    }
+    return broadcast(a, b, elem, e.loc, what);
+  case BinaryOp::Eq: case BinaryOp::Ne: case BinaryOp::Lt:
+  case BinaryOp::Le: case BinaryOp::Gt: case BinaryOp::Ge:
+    if (isLiteralKind(elem)) {
+      settle(*e.lhs, defaultKind(elem));
+      settle(*e.rhs, defaultKind(elem));
+    }
+    if (elem == ElemKind::I1 && e.op != BinaryOp::Eq && e.op != BinaryOp::Ne) {
+      diags.error(e.loc, "cannot order i1 values with " + what);
+      return Type::error();
+    }
+    return broadcast(a, b, ElemKind::I1, e.loc, what);
+  case BinaryOp::MatMul: {
+    if (!a.isTensor || !b.isTensor || a.rank() > 2 || b.rank() > 2 ||
+        (a.rank() == 1 && b.rank() == 1)) {
+      diags.error(e.loc, "'@' multiplies matrices (2-D @ 2-D, 2-D @ 1-D or "
+                         "1-D @ 2-D), not " + a.str() + " and " + b.str());
+      return Type::error();
+    }
+    if (!isNumericKind(elem)) {
+      diags.error(e.loc, "'@' needs numeric operands, not " + a.str());
+      return Type::error();
+    }
+    const Dim &ka = a.shape.back();
+    const Dim &kb = b.shape.front();
+    if (!ka.compatible(kb)) {
+      diags.error(e.loc, "inner dimensions of '@' do not match: " + a.str() +
+                             " @ " + b.str() + " (" + ka.str() + " vs " +
+                             kb.str() + ")");
+      noteDim(ka, "dimension " + ka.str() + " of the left operand comes from here");
+      noteDim(kb, "dimension " + kb.str() + " of the right operand comes from here");
+      return Type::error();
+    }
+    llvm::SmallVector<Dim, 2> dims;
+    if (a.rank() == 2)
+      dims.push_back(a.shape[0]);
+    if (b.rank() == 2)
+      dims.push_back(b.shape[1]);
+    return Type::tensor(elem, dims);
+  }
+  default:
+    if (elem == ElemKind::I1) {
+      diags.error(e.loc, "arithmetic " + what + " on i1 values; use && or ||");
+      return Type::error();
+    }
+    return broadcast(a, b, elem, e.loc, what);
+  }
+}
+
+Type Checker::checkTernary(TernaryExpr &e) {
+  Type c = check(*e.cond);
+  Type a = check(*e.thenExpr);
+  Type b = check(*e.elseExpr);
+  if (c.isError() || a.isError() || b.isError())
+    return Type::error();
+  if (c.elem != ElemKind::I1) {
+    diags.error(e.cond->loc, "condition of '?:' must be i1, not " + c.str());
+    return Type::error();
+  }
+  ElemKind elem;
+  if (!unifyElem(*e.thenExpr, *e.elseExpr, elem, e.loc, "'?:'"))
+    return Type::error();
+  Type r = broadcast(e.thenExpr->type, e.elseExpr->type, elem, e.loc, "'?:'");
+  if (r.isError())
+    return r;
+  return broadcast(c, r, elem, e.loc, "'?:'");
+}
+
+Type Checker::checkTensorLit(TensorLitExpr &e) {
+  // Elements are numeric constants or nested literals of equal shape.
+  llvm::SmallVector<Dim, 4> inner;
+  bool innerTensor = false;
+  ElemKind elem = ElemKind::Error;
+  for (size_t i = 0; i < e.elements.size(); ++i) {
+    Expr &el = *e.elements[i];
+    Expr *scalar = &el;
+    if (auto *neg = llvm::dyn_cast<UnaryExpr>(&el))
+      if (neg->op == UnaryOp::Neg)
+        scalar = neg->operand.get();
+    bool isConst = llvm::isa<IntLitExpr, FloatLitExpr, BoolLitExpr>(scalar);
+    if (!isConst && !llvm::isa<TensorLitExpr>(&el)) {
+      diags.error(el.loc, "tensor literal elements must be numeric constants "
+                          "or nested tensor literals");
+      return Type::error();
+    }
+    Type t = check(el);
+    if (t.isError())
+      return t;
+    if (i == 0) {
+      innerTensor = t.isTensor;
+      inner = t.shape;
+      elem = t.elem;
+      continue;
+    }
+    bool same = t.isTensor == innerTensor && t.rank() == inner.size();
+    for (unsigned d = 0; same && d < inner.size(); ++d)
+      same = t.shape[d].size == inner[d].size;
+    if (!same) {
+      diags.error(el.loc, "ragged tensor literal: element has type " + t.str() +
+                              " but the first element has type " +
+                              e.elements[0]->type.str());
+      return Type::error();
+    }
+    if (elem != t.elem) {
+      if (isLiteralKind(elem) && isLiteralKind(t.elem))
+        elem = ElemKind::FloatLit;
+      else {
+        diags.error(el.loc, "tensor literal mixes " + Twine(getElemKindName(elem)) +
+                                " and " + getElemKindName(t.elem) + " elements");
+        return Type::error();
+      }
+    }
+  }
+  elem = defaultKind(elem);
+  for (auto &el : e.elements)
+    settle(*el, elem);
+  llvm::SmallVector<Dim, 4> dims;
+  dims.push_back(Dim::getStatic(e.elements.size(), e.loc));
+  dims.append(inner.begin(), inner.end());
+  return Type::tensor(elem, dims);
+}
+
+Type Checker::checkParallelFor(ParallelForExpr &e) {
+  bool ok = true;
+  llvm::SmallVector<Dim, 4> dims;
+  for (LoopRange &r : e.ranges) {
+    ok &= checkRangeBound(*r.lower);
+    ok &= checkRangeBound(*r.upper);
+    auto *lo = llvm::dyn_cast<IntLitExpr>(r.lower.get());
+    auto *hi = llvm::dyn_cast<IntLitExpr>(r.upper.get());
+    if (lo && hi && hi->value > lo->value)
+      dims.push_back(Dim::getStatic(hi->value - lo->value, r.var.loc));
+    else
+      dims.push_back(Dim::getDynamic(r.var.loc));
+  }
+  pushScope();
+  for (LoopRange &r : e.ranges) {
+    VarInfo info;
+    info.type = Type::scalar(ElemKind::I64);
+    info.loc = r.var.loc;
+    info.kind = VarKind::LoopVar;
+    declare(r.var.name, info, true);
+  }
+  ++parallelDepth;
+  // Index notation does not reach into a loop body.
+  llvm::StringMap<IndexInfo> savedIndex = std::move(indexInfo);
+  indexInfo.clear();
+  Type yieldType = Type::error();
+  checkBlock(e.body, false, true, &yieldType);
+  indexInfo = std::move(savedIndex);
+  --parallelDepth;
+  popScope();
+  if (!ok)
+    return Type::error();
+  if (yieldType.isVoid()) {
+    diags.error(e.loc, "the body of a 'parallel for' must end with "
+                       "'yield <value>'");
+    return Type::error();
+  }
+  if (yieldType.isError())
+    return yieldType;
+  if (yieldType.isTensor || yieldType.elem == ElemKind::String) {
+    diags.error(e.loc, "a 'parallel for' yields a scalar per iteration, not " +
+                           yieldType.str());
+    return Type::error();
+  }
+  if (e.reduce == LoopReduce::None)
+    return Type::tensor(yieldType.elem, dims);
+  if (!isNumericKind(yieldType.elem)) {
+    diags.error(e.reduceLoc, "cannot reduce values of type " + yieldType.str() +
+                                 "; yield a number, e.g. (cond) ? 1 : 0");
+    return Type::error();
+  }
+  return yieldType;
+}
+
+//===----------------------------------------------------------------------===//
+// Calls
+//===----------------------------------------------------------------------===//
+
+Type Checker::checkCall(CallExpr &e) {
+  for (CallArg &a : e.args)
+    if (!a.name.empty()) {
+      diags.error(a.nameLoc, "'" + e.qualifiedName() +
+                                 "' takes no named arguments");
+      return Type::error();
+    }
+  if (!e.module.empty()) {
+    bool known = importedModules.count(e.module) || e.module == currentModule;
+    if (!known) {
+      if (VarInfo *v = lookup(e.module)) {
+        (void)v;
+        diags.error(e.loc, "'" + e.module + "' is a value, not a module; "
+                           "fields and methods are not supported");
+      } else {
+        diags.error(e.loc, "module '" + e.module + "' is not imported; add "
+                           "'import " + e.module + "'");
+      }
+      return Type::error();
+    }
+    FunctionDecl *fn = functions.lookup(e.qualifiedName());
+    if (!fn) {
+      diags.error(e.loc, "module '" + e.module + "' has no function '" +
+                             e.callee + "'");
+      return Type::error();
+    }
+    return checkUserCall(e, *fn);
+  }
+  std::string local =
+      currentModule.empty() ? e.callee : currentModule + "." + e.callee;
+  if (FunctionDecl *fn = functions.lookup(local))
+    return checkUserCall(e, *fn);
+  if (isBuiltinFunction(e.callee))
+    return checkBuiltin(e);
+  if (VarInfo *v = lookup(e.callee)) {
+    diags.error(e.loc, "'" + e.callee + "' is a variable of type " +
+                           v->type.str() + ", not a function");
+    return Type::error();
+  }
+  diags.error(e.loc, "call to undeclared function '" + e.callee + "'");
+  return Type::error();
+}
+
+Type Checker::checkUserCall(CallExpr &e, FunctionDecl &fn) {
+  e.target = &fn;
+  bool ok = true;
+  for (CallArg &a : e.args)
+    ok &= !check(*a.value).isError();
+  if (e.args.size() != fn.params.size()) {
+    diags.error(e.loc, "'" + fn.qualifiedName() + "' takes " +
+                           Twine(fn.params.size()) + " argument" +
+                           (fn.params.size() == 1 ? "" : "s") + " but " +
+                           Twine(e.args.size()) + " were given");
+    diags.note(fn.loc, "'" + fn.qualifiedName() + "' is declared here");
+    return Type::error();
+  }
+  if (!ok)
+    return Type::error();
+  // Binds each dimension name of the signature to the caller's dimension.
+  struct Binding {
+    Dim dim;
+    unsigned arg;
+  };
+  llvm::StringMap<Binding> bound;
+  for (unsigned i = 0; i < e.args.size(); ++i) {
+    Expr &arg = *e.args[i].value;
+    const Param &p = fn.params[i];
+    const Type &want = p.type.type;
+    std::string argDesc = ("argument " + Twine(i + 1) + " ('" + p.name + "') of '" +
+                           fn.qualifiedName() + "'").str();
+    if (isLiteralKind(arg.type.elem) && !coerce(arg, want.elem, argDesc))
+      return Type::error();
+    const Type &got = arg.type;
+    if (got.elem != want.elem || got.isTensor != want.isTensor ||
+        got.rank() != want.rank()) {
+      diags.error(arg.loc, argDesc + " must have type " + want.str() +
+                               ", not " + got.str());
+      diags.note(p.loc, "parameter declared here");
+      return Type::error();
+    }
+    for (unsigned d = 0; d < want.rank(); ++d) {
+      const Dim &pd = want.shape[d];
+      const Dim &ad = got.shape[d];
+      if (pd.kind == Dim::Static && !pd.compatible(ad)) {
+        diags.error(arg.loc, argDesc + " must have type " + want.str() +
+                                 ", not " + got.str());
+        diags.note(p.loc, "parameter declared here");
+        return Type::error();
+      }
+      if (pd.kind != Dim::Symbol)
+        continue;
+      auto it = bound.find(pd.symbol);
+      if (it == bound.end()) {
+        Dim b = ad;
+        if (!b.origin.isValid())
+          b.origin = arg.loc;
+        bound[pd.symbol] = {b, i};
+        continue;
+      }
+      if (!it->second.dim.compatible(ad)) {
+        diags.error(arg.loc, "dimension '" + pd.symbol + "' of '" +
+                                 fn.qualifiedName() + "' is " +
+                                 it->second.dim.str() + " from argument " +
+                                 Twine(it->second.arg + 1) + " but " + ad.str() +
+                                 " from argument " + Twine(i + 1) + " (" +
+                                 got.str() + ")");
+        diags.note(e.args[it->second.arg].value->loc,
+                   "argument " + Twine(it->second.arg + 1) + " has type " +
+                       e.args[it->second.arg].value->type.str());
+        noteDim(it->second.dim, "dimension " + it->second.dim.str() +
+                                    " comes from here");
+        noteDim(ad, "dimension " + ad.str() + " comes from here");
+        diags.note(p.loc, "'" + pd.symbol + "' is used by parameter '" +
+                              p.name + "' here");
+        return Type::error();
+      }
+      if (it->second.dim.isDynamic() && !ad.isDynamic())
+        it->second.dim = ad;
+    }
+  }
+  if (!fn.hasResult)
+    return Type::voidTy();
+  Type r = fn.result.type;
+  for (Dim &d : r.shape)
+    if (d.kind == Dim::Symbol) {
+      auto it = bound.find(d.symbol);
+      d = it != bound.end() ? it->second.dim : Dim::getDynamic(e.loc);
+    }
+  return r;
+}
+
+bool Checker::resolveTypeArg(Type &t, SMLoc loc, bool allowDynamic) {
+  for (Dim &d : t.shape) {
+    if (d.kind == Dim::Dynamic && !allowDynamic) {
+      diags.error(d.origin, "the size of this dimension is unknown; give a "
+                            "number or an integer variable");
+      return false;
+    }
+    if (d.kind != Dim::Symbol)
+      continue;
+    VarInfo *v = lookup(d.symbol);
+    if (!v) {
+      diags.error(d.origin, "use of undeclared name '" + d.symbol +
+                                "' as a dimension");
+      return false;
+    }
+    v->used = true;
+    if (v->kind == VarKind::DimSymbol)
+      continue; // stays symbolic
+    if (v->type.isTensor || !isIntKind(v->type.elem)) {
+      diags.error(d.origin, "dimension '" + d.symbol +
+                                "' must be an integer scalar, not " +
+                                v->type.str());
+      return false;
+    }
+    // A run-time size.
+    SMLoc origin = d.origin;
+    d = Dim::getDynamic(origin);
+  }
+  return true;
+}
+
+Type Checker::checkBuiltin(CallExpr &e) {
+  StringRef name = e.callee;
+  std::vector<Type> types;
+  for (CallArg &a : e.args) {
+    if (llvm::isa<TypeArgExpr>(a.value.get()) || llvm::isa<StringLitExpr>(a.value.get())) {
+      types.push_back(a.value->kind == Expr::StringLit
+                          ? Type::scalar(ElemKind::String)
+                          : Type::voidTy());
+      a.value->type = types.back();
+      continue;
+    }
+    types.push_back(check(*a.value));
+    if (types.back().isError())
+      return Type::error();
+  }
+  auto arity = [&](size_t lo, size_t hi) {
+    if (e.args.size() >= lo && e.args.size() <= hi)
+      return true;
+    diags.error(e.loc, "'" + name + "' takes " +
+                           (lo == hi ? Twine(lo) : Twine(lo) + " to " + Twine(hi)) +
+                           " argument" + (hi == 1 ? "" : "s") + " but " +
+                           Twine(e.args.size()) + " were given");
+    return false;
+  };
+  auto isTypeArg = [&](size_t i) {
+    return i < e.args.size() && llvm::isa<TypeArgExpr>(e.args[i].value.get());
+  };
+  auto valueArg = [&](size_t i, StringRef what) -> bool {
+    Expr &a = *e.args[i].value;
+    if (llvm::isa<TypeArgExpr>(&a) || llvm::isa<StringLitExpr>(&a)) {
+      diags.error(a.loc, "argument " + Twine(i + 1) + " of '" + name +
+                             "' must be " + what);
+      return false;
+    }
+    return true;
+  };
+
+  // Element-wise math.
+  bool floatMath = llvm::StringSwitch<bool>(name)
+                       .Cases({"exp", "log", "sqrt", "tanh", "sin"}, true)
+                       .Cases({"cos", "floor", "ceil", "sigmoid"}, true)
+                       .Default(false);
+  if (floatMath || name == "abs") {
+    if (!arity(1, 1) || !valueArg(0, "a number or a tensor"))
+      return Type::error();
+    Expr &a = *e.args[0].value;
+    if (isLiteralKind(a.type.elem))
+      settle(a, floatMath ? ElemKind::F32 : defaultKind(a.type.elem));
+    if (!isNumericKind(a.type.elem) || (floatMath && !isFloatKind(a.type.elem))) {
+      diags.error(a.loc, "'" + name + "' needs a " +
+                             (floatMath ? "floating-point" : "numeric") +
+                             " argument, not " + a.type.str() +
+                             (floatMath ? "; convert with f32(x)" : ""));
+      return Type::error();
+    }
+    return a.type;
+  }
+  if (name == "pow" || ((name == "max" || name == "min") && e.args.size() == 2)) {
+    if (!arity(2, 2) || !valueArg(0, "a number or a tensor") ||
+        !valueArg(1, "a number or a tensor"))
+      return Type::error();
+    Expr &a = *e.args[0].value, &b = *e.args[1].value;
+    ElemKind elem;
+    if (!unifyElem(a, b, elem, e.loc, "'" + name.str() + "'"))
+      return Type::error();
+    if (isLiteralKind(elem)) {
+      elem = name == "pow" ? ElemKind::F32 : defaultKind(elem);
+      settle(a, elem);
+      settle(b, elem);
+    }
+    if (!isNumericKind(elem) || (name == "pow" && !isFloatKind(elem))) {
+      diags.error(e.loc, "'" + name + "' needs " +
+                             (name == "pow" ? "floating-point" : "numeric") +
+                             " arguments, not " + a.type.str() + " and " +
+                             b.type.str());
+      return Type::error();
+    }
+    return broadcast(a.type, b.type, elem, e.loc, "'" + name.str() + "'");
+  }
+  if (name == "sum" || name == "max" || name == "min") {
+    if (!arity(1, 2) || !valueArg(0, "a tensor"))
+      return Type::error();
+    Expr &a = *e.args[0].value;
+    if (!a.type.isTensor || !isNumericKind(a.type.elem)) {
+      diags.error(a.loc, "'" + name + "' of one argument reduces a numeric "
+                             "tensor, not " + a.type.str() +
+                             "; for index notation write " + name + "(i) x[i]");
+      return Type::error();
+    }
+    return a.type.elementType();
+  }
+  // Conversions.
+  ElemKind conv = llvm::StringSwitch<ElemKind>(name)
+                      .Case("f16", ElemKind::F16).Case("bf16", ElemKind::BF16)
+                      .Case("f32", ElemKind::F32).Case("f64", ElemKind::F64)
+                      .Case("i1", ElemKind::I1).Case("i32", ElemKind::I32)
+                      .Case("i64", ElemKind::I64).Case("u64", ElemKind::U64)
+                      .Default(ElemKind::Error);
+  if (conv != ElemKind::Error) {
+    if (!arity(1, 1) || !valueArg(0, "a number or a tensor"))
+      return Type::error();
+    Expr &a = *e.args[0].value;
+    settleDefault(a);
+    if (!isNumericKind(a.type.elem) && a.type.elem != ElemKind::I1) {
+      diags.error(a.loc, "cannot convert a value of type " + a.type.str() +
+                             " to " + name);
+      return Type::error();
+    }
+    return a.type.withElem(conv);
+  }
+  if (name == "zeros" || name == "ones" || name == "full") {
+    if (!arity(name == "full" ? 2 : 1, name == "full" ? 2 : 1))
+      return Type::error();
+    if (!isTypeArg(0)) {
+      diags.error(e.args[0].value->loc, "the first argument of '" + name +
+                                            "' is a type, e.g. " + name +
+                                            "(f32[3, 4]" +
+                                            (name == "full" ? ", 1.5)" : ")"));
+      return Type::error();
+    }
+    Type t = llvm::cast<TypeArgExpr>(e.args[0].value.get())->spec;
+    if (!resolveTypeArg(t, e.args[0].value->loc, false))
+      return Type::error();
+    if (name == "full") {
+      if (!valueArg(1, "a scalar"))
+        return Type::error();
+      Expr &v = *e.args[1].value;
+      if (!coerce(v, t.elem, "'full'"))
+        return Type::error();
+      if (v.type.isTensor || v.type.elem != t.elem) {
+        diags.error(v.loc, "the fill value of 'full' must be a " +
+                               Twine(getElemKindName(t.elem)) + " scalar, not " +
+                               v.type.str());
+        return Type::error();
+      }
+    } else if (t.elem == ElemKind::I1 && name == "ones") {
+      diags.error(e.loc, "'ones' of i1 is not defined; use full(i1[...], true)");
+      return Type::error();
+    }
+    return t;
+  }
+  if (name == "arange") {
+    if (!arity(1, 1))
+      return Type::error();
+    if (isTypeArg(0)) {
+      Type t = llvm::cast<TypeArgExpr>(e.args[0].value.get())->spec;
+      if (!t.isTensor || t.rank() != 1 || !isNumericKind(t.elem)) {
+        diags.error(e.args[0].value->loc,
+                    "'arange' makes a 1-D numeric tensor, not " + t.str());
+        return Type::error();
+      }
+      if (!resolveTypeArg(t, e.args[0].value->loc, false))
+        return Type::error();
+      return t;
+    }
+    Expr &n = *e.args[0].value;
+    if (!expectScalarInt(n, "the size of 'arange'"))
+      return Type::error();
+    if (auto *lit = llvm::dyn_cast<IntLitExpr>(&n)) {
+      if (lit->value == 0) {
+        diags.error(n.loc, "'arange' needs a positive size");
+        return Type::error();
+      }
+      return Type::tensor(ElemKind::I64, {Dim::getStatic(lit->value, n.loc)});
+    }
+    return Type::tensor(ElemKind::I64, {Dim::getDynamic(n.loc)});
+  }
+  if (name == "uniform" || name == "normal") {
+    // uniform(seed, counter), uniform(f64, seed, counter), uniform(f32[..], seed)
+    if (!arity(2, 3))
+      return Type::error();
+    Type result = Type::scalar(ElemKind::F32);
+    size_t first = 0;
+    if (isTypeArg(0)) {
+      result = llvm::cast<TypeArgExpr>(e.args[0].value.get())->spec;
+      if (!isFloatKind(result.elem) ||
+          (result.elem != ElemKind::F32 && result.elem != ElemKind::F64)) {
+        diags.error(e.args[0].value->loc, "'" + name + "' makes f32 or f64 "
+                                          "values, not " + result.str());
+        return Type::error();
+      }
+      if (!resolveTypeArg(result, e.args[0].value->loc, false))
+        return Type::error();
+      first = 1;
+    }
+    size_t want = result.isTensor ? first + 1 : first + 2;
+    if (e.args.size() != want) {
+      diags.error(e.loc, result.isTensor
+                             ? "'" + name + "' of a tensor type takes the type "
+                               "and a seed: " + name + "(f32[4, 4], seed)"
+                             : "'" + name + "' takes a seed and a counter: " +
+                                   name + "(seed, i)");
+      return Type::error();
+    }
+    for (size_t i = first; i < e.args.size(); ++i) {
+      if (!valueArg(i, "an integer"))
+        return Type::error();
+      Expr &a = *e.args[i].value;
+      bool isSeed = i == first;
+      if (!expectScalarInt(a, isSeed ? "the seed" : "the counter"))
+        return Type::error();
+      if (llvm::isa<IntLitExpr>(&a) && isSeed)
+        a.type.elem = ElemKind::U64;
+    }
+    return result;
+  }
+  if (name == "dim") {
+    if (!arity(2, 2) || !valueArg(0, "a tensor"))
+      return Type::error();
+    Expr &t = *e.args[0].value;
+    auto *k = llvm::dyn_cast<IntLitExpr>(e.args[1].value.get());
+    if (!t.type.isTensor) {
+      diags.error(t.loc, "'dim' needs a tensor, not " + t.type.str());
+      return Type::error();
+    }
+    if (!k || k->value >= t.type.rank()) {
+      diags.error(e.args[1].value->loc,
+                  "the axis of 'dim' must be an integer constant below " +
+                      Twine(t.type.rank()) + " for " + t.type.str());
+      return Type::error();
+    }
+    settle(*k, ElemKind::I64);
+    return Type::scalar(ElemKind::I64);
+  }
+  if (name == "print") {
+    if (e.args.empty()) {
+      diags.error(e.loc, "'print' needs at least one argument");
+      return Type::error();
+    }
+    for (size_t i = 0; i < e.args.size(); ++i) {
+      Expr &a = *e.args[i].value;
+      if (llvm::isa<TypeArgExpr>(&a)) {
+        diags.error(a.loc, "cannot print a type");
+        return Type::error();
+      }
+      if (a.type.isVoid()) {
+        diags.error(a.loc, "cannot print an expression with no value");
+        return Type::error();
+      }
+      settleDefault(a);
+    }
+    return Type::voidTy();
+  }
+  if (name == "load") {
+    if (!arity(2, 2))
+      return Type::error();
+    if (!llvm::isa<StringLitExpr>(e.args[0].value.get())) {
+      diags.error(e.args[0].value->loc, "the path given to 'load' must be a "
+                                        "string literal");
+      return Type::error();
+    }
+    if (!isTypeArg(1) ||
+        !llvm::cast<TypeArgExpr>(e.args[1].value.get())->spec.isTensor) {
+      diags.error(e.args[1].value->loc, "'load' needs the tensor type it "
+                                        "reads, e.g. load(\"x.npy\", f32[?, 64])");
+      return Type::error();
+    }
+    Type t = llvm::cast<TypeArgExpr>(e.args[1].value.get())->spec;
+    for (Dim &d : t.shape)
+      if (d.kind == Dim::Symbol) {
+        diags.error(d.origin, "dimensions of a loaded tensor are numbers or "
+                              "'?', not names");
+        return Type::error();
+      }
+    return t;
+  }
+  if (name == "save") {
+    if (!arity(2, 2))
+      return Type::error();
+    if (!llvm::isa<StringLitExpr>(e.args[0].value.get())) {
+      diags.error(e.args[0].value->loc, "the path given to 'save' must be a "
+                                        "string literal");
+      return Type::error();
+    }
+    if (!valueArg(1, "a tensor"))
+      return Type::error();
+    Expr &v = *e.args[1].value;
+    if (!v.type.isTensor) {
+      diags.error(v.loc, "'save' writes a tensor, not " + v.type.str());
+      return Type::error();
+    }
+    return Type::voidTy();
+  }
+  diags.error(e.loc, "unknown built-in '" + name + "'");
+  return Type::error();
+}

@@ -1,0 +1,998 @@
+//===- MLIRGen.cpp - Lowers a checked .tdsl program to the tdsl dialect ---===//
+//
+// Values are SSA: each name maps to its current mlir::Value, and a name
+// rebound inside a `for` or `if` becomes a loop-carried value or a result of
+// the scf op. Index notation becomes tdsl.index_gen ops; reductions nested
+// inside an index expression are hoisted into ops of their own.
+//
+//===----------------------------------------------------------------------===//
+#include "compiler/MLIRGen/MLIRGen.h"
+#include "compiler/Frontend/Sema.h"
+#include "dialects/TDSL/IR/TDSLDialect.h"
+#include "dialects/TDSL/IR/TDSLOps.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/Verifier.h"
+
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/StringMap.h"
+
+using namespace tdsl;
+using llvm::SMLoc;
+using llvm::StringRef;
+namespace t = mlir::tdsl;
+
+void tdsl::registerFrontendDialects(mlir::DialectRegistry &registry) {
+  registry.insert<t::TDSLDialect, mlir::func::FuncDialect, mlir::scf::SCFDialect,
+                  mlir::tensor::TensorDialect, mlir::arith::ArithDialect,
+                  mlir::cf::ControlFlowDialect>();
+}
+
+namespace {
+
+using Env = llvm::StringMap<mlir::Value>;
+
+/// The loops of one tdsl.index_gen under construction.
+struct IndexFrame {
+  std::vector<std::string> dims;
+  /// Values that stand for expressions inside the region (block arguments,
+  /// or values computed outside and captured).
+  llvm::DenseMap<const Expr *, mlir::Value> leaves;
+};
+
+class Generator {
+public:
+  Generator(mlir::MLIRContext &ctx, Program &program, DiagEngine &diags)
+      : ctx(ctx), program(program), diags(diags), builder(&ctx) {}
+
+  mlir::OwningOpRef<mlir::ModuleOp> run();
+
+private:
+  // Locations and types.
+  mlir::Location loc(SMLoc l);
+  mlir::Type elemType(ElemKind k);
+  mlir::Type toMLIR(const Type &t);
+  mlir::Value castTo(mlir::Value v, mlir::Type to, mlir::Location l);
+  mlir::Value toIndex(mlir::Value v, mlir::Location l) {
+    return castTo(v, builder.getIndexType(), l);
+  }
+  mlir::Value toI64(mlir::Value v, mlir::Location l) {
+    return castTo(v, builder.getI64Type(), l);
+  }
+  bool fail(SMLoc l, const llvm::Twine &msg) {
+    diags.error(l, msg);
+    failed = true;
+    return false;
+  }
+
+  // Declarations and statements.
+  void genFunction(FunctionDecl &fn);
+  bool genBlock(StmtList &body, Env &env);
+  bool genStmt(Stmt &s, Env &env);
+  bool genFor(ForStmt &f, Env &env);
+  bool genIf(IfStmt &s, Env &env);
+
+  // Expressions.
+  mlir::Value gen(Expr &e, Env &env);
+  mlir::Value genConstant(Expr &e);
+  mlir::Value genBinary(BinaryExpr &e, Env &env);
+  mlir::Value genCall(CallExpr &e, Env &env);
+  mlir::Value genBuiltin(CallExpr &e, Env &env);
+  mlir::Value genTensorLit(TensorLitExpr &e);
+  mlir::Value genParallelFor(ParallelForExpr &e, Env &env);
+  mlir::Value genSubscript(IndexExpr &e, Env &env);
+  llvm::SmallVector<mlir::Value> dynamicSizes(const Type &spec, Env &env,
+                                              mlir::Location l);
+
+  // Index notation.
+  mlir::Value genIndexGen(llvm::ArrayRef<std::string> parallelDims,
+                          const ReduceExpr *root, Expr &body, Env &env,
+                          SMLoc at, const Type &resultType);
+  bool collectInputs(Expr &e, IndexFrame &frame, Env &env,
+                     llvm::SmallVectorImpl<mlir::Value> &inputs,
+                     llvm::SmallVectorImpl<mlir::AffineMap> &maps,
+                     llvm::SmallVectorImpl<const Expr *> &inputExprs);
+  bool usesIndex(const Expr &e, const IndexFrame &frame) const;
+  static bool isDirectAccess(const IndexExpr &e, const IndexFrame &frame);
+
+  mlir::MLIRContext &ctx;
+  Program &program;
+  DiagEngine &diags;
+  mlir::OpBuilder builder;
+  mlir::ModuleOp module;
+  FunctionDecl *currentFn = nullptr;
+  std::vector<IndexFrame *> indexFrames;
+  bool failed = false;
+};
+
+} // namespace
+
+mlir::OwningOpRef<mlir::ModuleOp>
+tdsl::generateMLIR(mlir::MLIRContext &context, Program &program,
+                   DiagEngine &diags) {
+  context.loadDialect<t::TDSLDialect, mlir::func::FuncDialect,
+                      mlir::scf::SCFDialect, mlir::tensor::TensorDialect,
+                      mlir::arith::ArithDialect, mlir::cf::ControlFlowDialect>();
+  return Generator(context, program, diags).run();
+}
+
+mlir::OwningOpRef<mlir::ModuleOp> Generator::run() {
+  mlir::OwningOpRef<mlir::ModuleOp> owned =
+      mlir::ModuleOp::create(loc(program.main->functions.empty()
+                                     ? SMLoc()
+                                     : program.main->functions.front()->loc));
+  module = *owned;
+  for (ModuleAST *m : program.modules())
+    for (auto &fn : m->functions)
+      genFunction(*fn);
+  if (failed)
+    return nullptr;
+  if (mlir::failed(mlir::verify(*owned))) {
+    diags.error(SMLoc(), "internal error: generated tdsl IR does not verify");
+    return nullptr;
+  }
+  return owned;
+}
+
+//===----------------------------------------------------------------------===//
+// Locations and types
+//===----------------------------------------------------------------------===//
+
+mlir::Location Generator::loc(SMLoc l) {
+  llvm::SourceMgr &sm = diags.getSourceMgr();
+  if (!l.isValid())
+    return builder.getUnknownLoc();
+  unsigned id = sm.FindBufferContainingLoc(l);
+  if (!id)
+    return builder.getUnknownLoc();
+  auto [line, col] = sm.getLineAndColumn(l, id);
+  return mlir::FileLineColLoc::get(
+      &ctx, sm.getMemoryBuffer(id)->getBufferIdentifier(), line, col);
+}
+
+mlir::Type Generator::elemType(ElemKind k) {
+  switch (k) {
+  case ElemKind::F16: return builder.getF16Type();
+  case ElemKind::BF16: return builder.getBF16Type();
+  case ElemKind::F32: case ElemKind::FloatLit: return builder.getF32Type();
+  case ElemKind::F64: return builder.getF64Type();
+  case ElemKind::I1: return builder.getI1Type();
+  case ElemKind::I32: return builder.getI32Type();
+  case ElemKind::I64: case ElemKind::IntLit: return builder.getI64Type();
+  case ElemKind::U64:
+    return mlir::IntegerType::get(&ctx, 64, mlir::IntegerType::Unsigned);
+  default: return {};
+  }
+}
+
+mlir::Type Generator::toMLIR(const Type &t) {
+  mlir::Type e = elemType(t.elem);
+  if (!t.isTensor || !e)
+    return e;
+  llvm::SmallVector<int64_t, 4> shape;
+  for (const Dim &d : t.shape)
+    shape.push_back(d.isStatic() ? d.size : mlir::ShapedType::kDynamic);
+  return mlir::RankedTensorType::get(shape, e);
+}
+
+/// Converts scalars with tdsl.cast and refines or widens tensor shapes with
+/// tensor.cast, so values meet the exact types MLIR ops demand.
+mlir::Value Generator::castTo(mlir::Value v, mlir::Type to, mlir::Location l) {
+  if (!v || v.getType() == to)
+    return v;
+  auto fromT = mlir::dyn_cast<mlir::RankedTensorType>(v.getType());
+  auto toT = mlir::dyn_cast<mlir::RankedTensorType>(to);
+  if (fromT && toT && fromT.getElementType() == toT.getElementType())
+    return builder.create<mlir::tensor::CastOp>(l, to, v);
+  return builder.create<t::CastOp>(l, to, v);
+}
+
+//===----------------------------------------------------------------------===//
+// Functions and statements
+//===----------------------------------------------------------------------===//
+
+void Generator::genFunction(FunctionDecl &fn) {
+  currentFn = &fn;
+  llvm::SmallVector<mlir::Type> argTypes;
+  for (Param &p : fn.params)
+    argTypes.push_back(toMLIR(p.type.type));
+  llvm::SmallVector<mlir::Type> resultTypes;
+  if (fn.hasResult)
+    resultTypes.push_back(toMLIR(fn.result.type));
+  mlir::Location l = loc(fn.loc);
+  builder.setInsertionPointToEnd(module.getBody());
+  auto func = builder.create<mlir::func::FuncOp>(
+      l, fn.qualifiedName(), builder.getFunctionType(argTypes, resultTypes));
+  if (fn.name != "main" || !fn.module.empty())
+    func.setPrivate();
+  mlir::Block *entry = func.addEntryBlock();
+  builder.setInsertionPointToStart(entry);
+
+  Env env;
+  for (unsigned i = 0; i < fn.params.size(); ++i)
+    env[fn.params[i].name] = entry->getArgument(i);
+  // Dimension names become i64 values; a name used twice is checked at run
+  // time when the compiler cannot prove the extents equal.
+  for (unsigned i = 0; i < fn.params.size(); ++i) {
+    const Type &pt = fn.params[i].type.type;
+    for (unsigned d = 0; d < pt.rank(); ++d) {
+      const Dim &dim = pt.shape[d];
+      if (dim.kind != Dim::Symbol)
+        continue;
+      mlir::Location dl = loc(dim.origin);
+      mlir::Value size =
+          builder.create<mlir::tensor::DimOp>(dl, entry->getArgument(i), d);
+      auto it = env.find(dim.symbol);
+      if (it == env.end()) {
+        env[dim.symbol] = toI64(size, dl);
+        continue;
+      }
+      mlir::Value first = toIndex(it->second, dl);
+      mlir::Value same = builder.create<mlir::arith::CmpIOp>(
+          dl, mlir::arith::CmpIPredicate::eq, first, size);
+      builder.create<mlir::cf::AssertOp>(
+          dl, same,
+          "shape mismatch in call to '" + fn.qualifiedName() + "': dimension '" +
+              dim.symbol + "' differs between arguments");
+    }
+  }
+  genBlock(fn.body, env);
+  if (!fn.hasResult)
+    builder.create<mlir::func::ReturnOp>(l);
+  currentFn = nullptr;
+}
+
+bool Generator::genBlock(StmtList &body, Env &env) {
+  for (auto &s : body)
+    if (!genStmt(*s, env))
+      return false;
+  return true;
+}
+
+bool Generator::genStmt(Stmt &s, Env &env) {
+  switch (s.kind) {
+  case Stmt::Let: {
+    auto &let = llvm::cast<LetStmt>(s);
+    mlir::Value v = gen(*let.value, env);
+    if (!v)
+      return false;
+    env[let.name] = v;
+    return true;
+  }
+  case Stmt::IndexDef: {
+    auto &def = llvm::cast<IndexDefStmt>(s);
+    std::vector<std::string> dims;
+    for (IndexVarDecl &v : def.indices)
+      dims.push_back(v.name);
+    auto *root = llvm::dyn_cast<ReduceExpr>(def.value.get());
+    Type result = def.value->type; // element type of the definition
+    llvm::SmallVector<Dim, 4> shape(def.indices.size(), Dim::getDynamic());
+    Type resultType = Type::tensor(result.elem, shape);
+    mlir::Value v = genIndexGen(dims, root, root ? *root->body : *def.value,
+                                env, def.loc, resultType);
+    if (!v)
+      return false;
+    env[def.name] = v;
+    return true;
+  }
+  case Stmt::Return: {
+    auto &ret = llvm::cast<ReturnStmt>(s);
+    mlir::Location l = loc(s.loc);
+    if (!ret.value) {
+      builder.create<mlir::func::ReturnOp>(l);
+      return true;
+    }
+    mlir::Value v = gen(*ret.value, env);
+    if (!v)
+      return false;
+    v = castTo(v, toMLIR(currentFn->result.type), l);
+    builder.create<mlir::func::ReturnOp>(l, v);
+    return true;
+  }
+  case Stmt::For:
+    return genFor(llvm::cast<ForStmt>(s), env);
+  case Stmt::If:
+    return genIf(llvm::cast<IfStmt>(s), env);
+  case Stmt::ExprStmt:
+    return gen(*llvm::cast<ExprStmt>(s).expr, env) || !failed;
+  case Stmt::Yield:
+    return true; // emitted by genParallelFor
+  }
+  return true;
+}
+
+bool Generator::genFor(ForStmt &f, Env &env) {
+  mlir::Location l = loc(f.loc);
+  mlir::Value lo = gen(*f.range.lower, env);
+  mlir::Value hi = gen(*f.range.upper, env);
+  if (!lo || !hi)
+    return false;
+  lo = toIndex(lo, l);
+  hi = toIndex(hi, l);
+  mlir::Value step = builder.create<mlir::arith::ConstantIndexOp>(l, 1);
+  llvm::SmallVector<mlir::Value> init;
+  for (const std::string &n : f.carried)
+    init.push_back(env.lookup(n));
+  auto loop = builder.create<mlir::scf::ForOp>(l, lo, hi, step, init);
+  mlir::OpBuilder::InsertionGuard guard(builder);
+  builder.setInsertionPointToStart(loop.getBody());
+  Env inner = env;
+  inner[f.range.var.name] = toI64(loop.getInductionVar(), loc(f.range.var.loc));
+  for (unsigned i = 0; i < f.carried.size(); ++i)
+    inner[f.carried[i]] = loop.getRegionIterArgs()[i];
+  if (!genBlock(f.body, inner))
+    return false;
+  llvm::SmallVector<mlir::Value> yielded;
+  for (const std::string &n : f.carried)
+    yielded.push_back(inner.lookup(n));
+  // scf.for built with init values already has a terminator when empty.
+  mlir::Block *body = loop.getBody();
+  if (!body->empty() && body->back().hasTrait<mlir::OpTrait::IsTerminator>())
+    body->back().erase();
+  builder.setInsertionPointToEnd(body);
+  builder.create<mlir::scf::YieldOp>(l, yielded);
+  for (unsigned i = 0; i < f.carried.size(); ++i)
+    env[f.carried[i]] = loop.getResult(i);
+  return true;
+}
+
+bool Generator::genIf(IfStmt &s, Env &env) {
+  mlir::Location l = loc(s.loc);
+  mlir::Value cond = gen(*s.cond, env);
+  if (!cond)
+    return false;
+  llvm::SmallVector<mlir::Type> types;
+  for (const std::string &n : s.carried)
+    types.push_back(env.lookup(n).getType());
+  auto ifOp = builder.create<mlir::scf::IfOp>(l, types, cond,
+                                              /*withElseRegion=*/true);
+  for (int branch = 0; branch < 2; ++branch) {
+    mlir::Block *block = branch == 0 ? &ifOp.getThenRegion().front()
+                                     : &ifOp.getElseRegion().front();
+    if (!block->empty() && block->back().hasTrait<mlir::OpTrait::IsTerminator>())
+      block->back().erase();
+    mlir::OpBuilder::InsertionGuard guard(builder);
+    builder.setInsertionPointToEnd(block);
+    Env inner = env;
+    if (!genBlock(branch == 0 ? s.thenBody : s.elseBody, inner))
+      return false;
+    llvm::SmallVector<mlir::Value> yielded;
+    for (const std::string &n : s.carried)
+      yielded.push_back(inner.lookup(n));
+    builder.create<mlir::scf::YieldOp>(l, yielded);
+  }
+  for (unsigned i = 0; i < s.carried.size(); ++i)
+    env[s.carried[i]] = ifOp.getResult(i);
+  return true;
+}
+
+//===----------------------------------------------------------------------===//
+// Expressions
+//===----------------------------------------------------------------------===//
+
+mlir::Value Generator::gen(Expr &e, Env &env) {
+  // Inside an index_gen region, some expressions are block arguments or
+  // values computed before the op.
+  for (auto it = indexFrames.rbegin(); it != indexFrames.rend(); ++it) {
+    auto found = (*it)->leaves.find(&e);
+    if (found != (*it)->leaves.end())
+      return found->second;
+  }
+  mlir::Location l = loc(e.loc);
+  switch (e.kind) {
+  case Expr::IntLit:
+  case Expr::FloatLit:
+  case Expr::BoolLit:
+    return genConstant(e);
+  case Expr::StringLit:
+  case Expr::TypeArg:
+    fail(e.loc, "a string or type cannot be used as a value here");
+    return nullptr;
+  case Expr::VarRef: {
+    auto &ref = llvm::cast<VarRefExpr>(e);
+    if (ref.varKind == VarKind::IndexVar) {
+      for (auto it = indexFrames.rbegin(); it != indexFrames.rend(); ++it) {
+        auto &dims = (*it)->dims;
+        auto pos = llvm::find(dims, ref.name);
+        if (pos != dims.end()) {
+          mlir::Value idx = builder.create<t::IndexOp>(
+              l, builder.getIndexType(), (int64_t)(pos - dims.begin()));
+          return toI64(idx, l);
+        }
+      }
+    }
+    mlir::Value v = env.lookup(ref.name);
+    if (!v)
+      fail(e.loc, "internal error: no value for '" + ref.name + "'");
+    return v;
+  }
+  case Expr::Unary: {
+    auto &u = llvm::cast<UnaryExpr>(e);
+    mlir::Value v = gen(*u.operand, env);
+    if (!v)
+      return nullptr;
+    if (u.op == UnaryOp::Neg)
+      return builder.create<t::NegOp>(l, toMLIR(e.type), v);
+    return builder.create<t::NotOp>(l, toMLIR(e.type), v);
+  }
+  case Expr::Binary:
+    return genBinary(llvm::cast<BinaryExpr>(e), env);
+  case Expr::Ternary: {
+    auto &te = llvm::cast<TernaryExpr>(e);
+    mlir::Value c = gen(*te.cond, env);
+    mlir::Value a = gen(*te.thenExpr, env);
+    mlir::Value b = gen(*te.elseExpr, env);
+    if (!c || !a || !b)
+      return nullptr;
+    return builder.create<t::SelectOp>(l, toMLIR(e.type), c, a, b);
+  }
+  case Expr::Call:
+    return genCall(llvm::cast<CallExpr>(e), env);
+  case Expr::Index:
+    return genSubscript(llvm::cast<IndexExpr>(e), env);
+  case Expr::TensorLit:
+    return genTensorLit(llvm::cast<TensorLitExpr>(e));
+  case Expr::Reduce: {
+    auto &r = llvm::cast<ReduceExpr>(e);
+    return genIndexGen({}, &r, *r.body, env, e.loc, e.type);
+  }
+  case Expr::ParallelFor:
+    return genParallelFor(llvm::cast<ParallelForExpr>(e), env);
+  }
+  return nullptr;
+}
+
+mlir::Value Generator::genConstant(Expr &e) {
+  mlir::Location l = loc(e.loc);
+  mlir::Type type = elemType(e.type.elem);
+  mlir::TypedAttr attr;
+  if (auto *b = llvm::dyn_cast<BoolLitExpr>(&e))
+    attr = mlir::IntegerAttr::get(type, b->value ? 1 : 0);
+  else if (auto *i = llvm::dyn_cast<IntLitExpr>(&e))
+    attr = mlir::isa<mlir::FloatType>(type)
+               ? (mlir::TypedAttr)mlir::FloatAttr::get(type, (double)i->value)
+               : mlir::IntegerAttr::get(type, llvm::APInt(64, i->value));
+  else
+    attr = mlir::FloatAttr::get(type, llvm::cast<FloatLitExpr>(e).value);
+  return builder.create<t::ConstantOp>(l, attr);
+}
+
+mlir::Value Generator::genBinary(BinaryExpr &e, Env &env) {
+  mlir::Location l = loc(e.loc);
+  mlir::Value a = gen(*e.lhs, env);
+  mlir::Value b = gen(*e.rhs, env);
+  if (!a || !b)
+    return nullptr;
+  mlir::Type rt = toMLIR(e.type);
+  auto cmp = [&](t::CmpPredicate p) -> mlir::Value {
+    return builder.create<t::CmpOp>(l, rt, p, a, b);
+  };
+  switch (e.op) {
+  case BinaryOp::Add: return builder.create<t::AddOp>(l, rt, a, b);
+  case BinaryOp::Sub: return builder.create<t::SubOp>(l, rt, a, b);
+  case BinaryOp::Mul: return builder.create<t::MulOp>(l, rt, a, b);
+  case BinaryOp::Div: return builder.create<t::DivOp>(l, rt, a, b);
+  case BinaryOp::Rem: return builder.create<t::RemOp>(l, rt, a, b);
+  case BinaryOp::And: return builder.create<t::AndOp>(l, rt, a, b);
+  case BinaryOp::Or: return builder.create<t::OrOp>(l, rt, a, b);
+  case BinaryOp::MatMul: return builder.create<t::MatmulOp>(l, rt, a, b);
+  case BinaryOp::Eq: return cmp(t::CmpPredicate::eq);
+  case BinaryOp::Ne: return cmp(t::CmpPredicate::ne);
+  case BinaryOp::Lt: return cmp(t::CmpPredicate::lt);
+  case BinaryOp::Le: return cmp(t::CmpPredicate::le);
+  case BinaryOp::Gt: return cmp(t::CmpPredicate::gt);
+  case BinaryOp::Ge: return cmp(t::CmpPredicate::ge);
+  }
+  return nullptr;
+}
+
+mlir::Value Generator::genSubscript(IndexExpr &e, Env &env) {
+  mlir::Location l = loc(e.loc);
+  mlir::Value base = gen(*e.base, env);
+  if (!base)
+    return nullptr;
+  llvm::SmallVector<mlir::Value> idx;
+  for (auto &i : e.indices) {
+    mlir::Value v = gen(*i, env);
+    if (!v)
+      return nullptr;
+    idx.push_back(toIndex(v, l));
+  }
+  return builder.create<mlir::tensor::ExtractOp>(l, base, idx);
+}
+
+static void flattenLiteral(const Expr &e, llvm::SmallVectorImpl<const Expr *> &out) {
+  if (auto *lit = llvm::dyn_cast<TensorLitExpr>(&e)) {
+    for (auto &el : lit->elements)
+      flattenLiteral(*el, out);
+    return;
+  }
+  out.push_back(&e);
+}
+
+mlir::Value Generator::genTensorLit(TensorLitExpr &e) {
+  auto type = mlir::cast<mlir::RankedTensorType>(toMLIR(e.type));
+  llvm::SmallVector<const Expr *> leaves;
+  flattenLiteral(e, leaves);
+  llvm::SmallVector<mlir::Attribute> values;
+  mlir::Type et = type.getElementType();
+  for (const Expr *leaf : leaves) {
+    bool neg = false;
+    if (auto *u = llvm::dyn_cast<UnaryExpr>(leaf)) {
+      neg = true;
+      leaf = u->operand.get();
+    }
+    double d = 0;
+    uint64_t i = 0;
+    if (auto *il = llvm::dyn_cast<IntLitExpr>(leaf))
+      i = il->value, d = (double)il->value;
+    else if (auto *fl = llvm::dyn_cast<FloatLitExpr>(leaf))
+      d = fl->value;
+    else if (auto *bl = llvm::dyn_cast<BoolLitExpr>(leaf))
+      i = bl->value, d = bl->value;
+    if (mlir::isa<mlir::FloatType>(et))
+      values.push_back(mlir::FloatAttr::get(et, neg ? -d : d));
+    else
+      values.push_back(mlir::IntegerAttr::get(
+          et, llvm::APInt(et.getIntOrFloatBitWidth(), neg ? -(int64_t)i : i,
+                          /*isSigned=*/true, /*implicitTrunc=*/true)));
+  }
+  return builder.create<t::ConstantOp>(
+      loc(e.loc), mlir::DenseElementsAttr::get(type, values));
+}
+
+mlir::Value Generator::genParallelFor(ParallelForExpr &e, Env &env) {
+  mlir::Location l = loc(e.loc);
+  llvm::SmallVector<mlir::Value> lbs, ubs;
+  for (LoopRange &r : e.ranges) {
+    mlir::Value lo = gen(*r.lower, env), hi = gen(*r.upper, env);
+    if (!lo || !hi)
+      return nullptr;
+    lbs.push_back(toIndex(lo, l));
+    ubs.push_back(toIndex(hi, l));
+  }
+  t::ReduceKind kind = t::ReduceKind::none;
+  switch (e.reduce) {
+  case LoopReduce::None: break;
+  case LoopReduce::Add: kind = t::ReduceKind::add; break;
+  case LoopReduce::Mul: kind = t::ReduceKind::mul; break;
+  case LoopReduce::Max: kind = t::ReduceKind::max; break;
+  case LoopReduce::Min: kind = t::ReduceKind::min; break;
+  }
+  auto op = builder.create<t::ParallelForOp>(l, toMLIR(e.type), lbs, ubs, kind);
+  mlir::OpBuilder::InsertionGuard guard(builder);
+  mlir::Block *body = &op.getRegion().front();
+  builder.setInsertionPointToStart(body);
+  Env inner = env;
+  for (unsigned i = 0; i < e.ranges.size(); ++i)
+    inner[e.ranges[i].var.name] =
+        toI64(body->getArgument(i), loc(e.ranges[i].var.loc));
+  // Index notation does not reach into the body.
+  std::vector<IndexFrame *> saved;
+  saved.swap(indexFrames);
+  bool ok = genBlock(e.body, inner);
+  mlir::Value y;
+  if (ok) {
+    auto *yield = llvm::cast<YieldStmt>(e.body.back().get());
+    y = gen(*yield->value, inner);
+    if (y)
+      builder.create<t::YieldOp>(loc(yield->loc), y);
+  }
+  indexFrames.swap(saved);
+  if (!y)
+    return nullptr;
+  return op.getResult();
+}
+
+llvm::SmallVector<mlir::Value>
+Generator::dynamicSizes(const Type &spec, Env &env, mlir::Location l) {
+  llvm::SmallVector<mlir::Value> sizes;
+  for (const Dim &d : spec.shape)
+    if (!d.isStatic())
+      sizes.push_back(toIndex(env.lookup(d.symbol), l));
+  return sizes;
+}
+
+mlir::Value Generator::genCall(CallExpr &e, Env &env) {
+  if (!e.target)
+    return genBuiltin(e, env);
+  mlir::Location l = loc(e.loc);
+  FunctionDecl &fn = *e.target;
+  llvm::SmallVector<mlir::Value> args;
+  for (unsigned i = 0; i < e.args.size(); ++i) {
+    mlir::Value v = gen(*e.args[i].value, env);
+    if (!v)
+      return nullptr;
+    args.push_back(castTo(v, toMLIR(fn.params[i].type.type), l));
+  }
+  llvm::SmallVector<mlir::Type> results;
+  if (fn.hasResult)
+    results.push_back(toMLIR(fn.result.type));
+  auto call = builder.create<mlir::func::CallOp>(l, fn.qualifiedName(), results,
+                                                 args);
+  if (!fn.hasResult)
+    return call.getOperation()->getNumResults() ? nullptr : mlir::Value();
+  return castTo(call.getResult(0), toMLIR(e.type), l);
+}
+
+mlir::Value Generator::genBuiltin(CallExpr &e, Env &env) {
+  mlir::Location l = loc(e.loc);
+  StringRef name = e.callee;
+  mlir::Type rt = toMLIR(e.type);
+  auto arg = [&](unsigned i) { return gen(*e.args[i].value, env); };
+  auto typeArg = [&](unsigned i) -> const Type & {
+    return llvm::cast<TypeArgExpr>(e.args[i].value.get())->spec;
+  };
+
+  if (name == "print") {
+    std::string pending;
+    for (unsigned i = 0; i < e.args.size(); ++i) {
+      bool last = i + 1 == e.args.size();
+      if (auto *s = llvm::dyn_cast<StringLitExpr>(e.args[i].value.get())) {
+        pending += s->value;
+        if (!last) {
+          pending += " ";
+          continue;
+        }
+        auto op = builder.create<t::PrintOp>(l, mlir::Value(),
+                                             builder.getStringAttr(pending),
+                                             false);
+        (void)op;
+        return {};
+      }
+      mlir::Value v = arg(i);
+      if (!v)
+        return nullptr;
+      builder.create<t::PrintOp>(
+          l, v, pending.empty() ? mlir::StringAttr() : builder.getStringAttr(pending),
+          !last);
+      pending = " ";
+    }
+    return {};
+  }
+  if (name == "save") {
+    mlir::Value v = arg(1);
+    if (!v)
+      return nullptr;
+    builder.create<t::SaveOp>(
+        l, v, llvm::cast<StringLitExpr>(e.args[0].value.get())->value);
+    return {};
+  }
+  if (name == "load")
+    return builder.create<t::LoadOp>(
+        l, rt, llvm::cast<StringLitExpr>(e.args[0].value.get())->value);
+  if (name == "zeros" || name == "ones" || name == "full") {
+    const Type &spec = typeArg(0);
+    mlir::Value value;
+    if (name == "full") {
+      value = arg(1);
+    } else {
+      mlir::Type et = elemType(spec.elem);
+      int v = name == "ones" ? 1 : 0;
+      value = builder.create<t::ConstantOp>(
+          l, mlir::isa<mlir::FloatType>(et)
+                 ? (mlir::TypedAttr)builder.getFloatAttr(et, v)
+                 : builder.getIntegerAttr(et, v));
+    }
+    if (!value)
+      return nullptr;
+    if (!spec.isTensor)
+      return value;
+    return builder.create<t::FillOp>(l, rt, value, dynamicSizes(spec, env, l));
+  }
+  if (name == "arange") {
+    if (llvm::isa<TypeArgExpr>(e.args[0].value.get())) {
+      auto sizes = dynamicSizes(typeArg(0), env, l);
+      return builder.create<t::ArangeOp>(l, rt, sizes.empty() ? mlir::Value() : sizes[0]);
+    }
+    if (e.type.shape[0].isStatic())
+      return builder.create<t::ArangeOp>(l, rt, mlir::Value());
+    mlir::Value n = arg(0);
+    return n ? builder.create<t::ArangeOp>(l, rt, toIndex(n, l)) : nullptr;
+  }
+  if (name == "uniform" || name == "normal") {
+    t::Distribution dist = name == "uniform" ? t::Distribution::uniform
+                                             : t::Distribution::normal;
+    unsigned first = llvm::isa<TypeArgExpr>(e.args[0].value.get()) ? 1 : 0;
+    mlir::Value seed = arg(first);
+    if (!seed)
+      return nullptr;
+    if (!seed.getType().isInteger(64))
+      seed = castTo(seed, builder.getI64Type(), l);
+    if (e.type.isTensor)
+      return builder.create<t::RandomTensorOp>(
+          l, rt, dist, seed, dynamicSizes(typeArg(0), env, l));
+    mlir::Value ctr = arg(first + 1);
+    if (!ctr)
+      return nullptr;
+    ctr = castTo(ctr, builder.getI64Type(), l);
+    return builder.create<t::RandomOp>(l, rt, dist, seed, ctr);
+  }
+  if (name == "dim") {
+    mlir::Value v = arg(0);
+    if (!v)
+      return nullptr;
+    auto axis = llvm::cast<IntLitExpr>(e.args[1].value.get())->value;
+    return toI64(builder.create<mlir::tensor::DimOp>(l, v, (int64_t)axis), l);
+  }
+  // Conversions.
+  if (isBuiltinFunction(name) && e.args.size() == 1 && mlir::isa<mlir::Type>(rt) &&
+      (name == "f16" || name == "bf16" || name == "f32" || name == "f64" ||
+       name == "i1" || name == "i32" || name == "i64" || name == "u64")) {
+    mlir::Value v = arg(0);
+    if (!v)
+      return nullptr;
+    return v.getType() == rt ? v : builder.create<t::CastOp>(l, rt, v);
+  }
+  // Whole-tensor reductions.
+  if ((name == "sum" || name == "max" || name == "min") && e.args.size() == 1) {
+    mlir::Value v = arg(0);
+    if (!v)
+      return nullptr;
+    auto tt = mlir::cast<mlir::RankedTensorType>(v.getType());
+    unsigned rank = tt.getRank();
+    mlir::AffineMap in = builder.getMultiDimIdentityMap(rank);
+    mlir::AffineMap out = mlir::AffineMap::get(rank, 0, {}, &ctx);
+    llvm::SmallVector<t::IteratorType> iters(rank, t::IteratorType::reduction);
+    t::CombinerKind kind = name == "sum"   ? t::CombinerKind::sum
+                           : name == "max" ? t::CombinerKind::max
+                                           : t::CombinerKind::min;
+    auto op = builder.create<t::IndexGenOp>(l, rt, mlir::ValueRange{v},
+                                            llvm::ArrayRef<mlir::AffineMap>{in, out},
+                                            iters, kind);
+    mlir::OpBuilder::InsertionGuard guard(builder);
+    mlir::Block *body = &op.getRegion().front();
+    builder.setInsertionPointToEnd(body);
+    builder.create<t::YieldOp>(l, body->getArgument(0));
+    return op.getResult();
+  }
+  // Element-wise math.
+  llvm::SmallVector<mlir::Value, 2> vals;
+  for (unsigned i = 0; i < e.args.size(); ++i) {
+    vals.push_back(arg(i));
+    if (!vals.back())
+      return nullptr;
+  }
+  if (vals.size() == 1) {
+    mlir::Value x = vals[0];
+    if (name == "exp") return builder.create<t::ExpOp>(l, rt, x);
+    if (name == "log") return builder.create<t::LogOp>(l, rt, x);
+    if (name == "sqrt") return builder.create<t::SqrtOp>(l, rt, x);
+    if (name == "tanh") return builder.create<t::TanhOp>(l, rt, x);
+    if (name == "sin") return builder.create<t::SinOp>(l, rt, x);
+    if (name == "cos") return builder.create<t::CosOp>(l, rt, x);
+    if (name == "floor") return builder.create<t::FloorOp>(l, rt, x);
+    if (name == "ceil") return builder.create<t::CeilOp>(l, rt, x);
+    if (name == "sigmoid") return builder.create<t::SigmoidOp>(l, rt, x);
+    if (name == "abs") return builder.create<t::AbsOp>(l, rt, x);
+  } else if (vals.size() == 2) {
+    if (name == "pow") return builder.create<t::PowOp>(l, rt, vals[0], vals[1]);
+    if (name == "max") return builder.create<t::MaxOp>(l, rt, vals[0], vals[1]);
+    if (name == "min") return builder.create<t::MinOp>(l, rt, vals[0], vals[1]);
+  }
+  fail(e.loc, "internal error: no lowering for built-in '" + name + "'");
+  return nullptr;
+}
+
+//===----------------------------------------------------------------------===//
+// Index notation
+//===----------------------------------------------------------------------===//
+
+bool Generator::usesIndex(const Expr &e, const IndexFrame &frame) const {
+  switch (e.kind) {
+  case Expr::VarRef: {
+    auto &r = llvm::cast<VarRefExpr>(e);
+    return r.varKind == VarKind::IndexVar && llvm::is_contained(frame.dims, r.name);
+  }
+  case Expr::Unary:
+    return usesIndex(*llvm::cast<UnaryExpr>(e).operand, frame);
+  case Expr::Binary: {
+    auto &b = llvm::cast<BinaryExpr>(e);
+    return usesIndex(*b.lhs, frame) || usesIndex(*b.rhs, frame);
+  }
+  case Expr::Ternary: {
+    auto &t = llvm::cast<TernaryExpr>(e);
+    return usesIndex(*t.cond, frame) || usesIndex(*t.thenExpr, frame) ||
+           usesIndex(*t.elseExpr, frame);
+  }
+  case Expr::Call:
+    for (auto &a : llvm::cast<CallExpr>(e).args)
+      if (usesIndex(*a.value, frame))
+        return true;
+    return false;
+  case Expr::Index: {
+    auto &i = llvm::cast<IndexExpr>(e);
+    if (usesIndex(*i.base, frame))
+      return true;
+    for (auto &s : i.indices)
+      if (usesIndex(*s, frame))
+        return true;
+    return false;
+  }
+  case Expr::Reduce:
+    return usesIndex(*llvm::cast<ReduceExpr>(e).body, frame);
+  default:
+    return false;
+  }
+}
+
+bool Generator::isDirectAccess(const IndexExpr &e, const IndexFrame &frame) {
+  for (auto &s : e.indices) {
+    if (llvm::isa<IntLitExpr>(s.get()))
+      continue;
+    auto *r = llvm::dyn_cast<VarRefExpr>(s.get());
+    if (!r || r->varKind != VarKind::IndexVar ||
+        !llvm::is_contained(frame.dims, r->name))
+      return false;
+  }
+  return true;
+}
+
+/// Walks the body of an index expression before its op is built: direct
+/// accesses and nested reductions become inputs with affine maps;
+/// subexpressions that do not depend on the loops are computed once, before
+/// the op, and captured.
+bool Generator::collectInputs(Expr &e, IndexFrame &frame, Env &env,
+                              llvm::SmallVectorImpl<mlir::Value> &inputs,
+                              llvm::SmallVectorImpl<mlir::AffineMap> &maps,
+                              llvm::SmallVectorImpl<const Expr *> &inputExprs) {
+  unsigned numDims = frame.dims.size();
+  if (!usesIndex(e, frame)) {
+    if (llvm::isa<IntLitExpr, FloatLitExpr, BoolLitExpr, StringLitExpr,
+                  TypeArgExpr>(&e))
+      return true;
+    mlir::Value v = gen(e, env);
+    if (!v)
+      return false;
+    frame.leaves[&e] = v;
+    return true;
+  }
+  auto dimPos = [&](StringRef n) {
+    return (unsigned)(llvm::find(frame.dims, n) - frame.dims.begin());
+  };
+  switch (e.kind) {
+  case Expr::Index: {
+    auto &ie = llvm::cast<IndexExpr>(e);
+    if (!isDirectAccess(ie, frame)) {
+      // Subscripts are computed inside the region; the tensor is captured.
+      if (!collectInputs(*ie.base, frame, env, inputs, maps, inputExprs))
+        return false;
+      for (auto &s : ie.indices)
+        if (!collectInputs(*s, frame, env, inputs, maps, inputExprs))
+          return false;
+      return true;
+    }
+    mlir::Value base = gen(*ie.base, env);
+    if (!base)
+      return false;
+    llvm::SmallVector<mlir::AffineExpr> results;
+    for (auto &s : ie.indices) {
+      if (auto *lit = llvm::dyn_cast<IntLitExpr>(s.get()))
+        results.push_back(builder.getAffineConstantExpr(lit->value));
+      else
+        results.push_back(builder.getAffineDimExpr(
+            dimPos(llvm::cast<VarRefExpr>(s.get())->name)));
+    }
+    inputs.push_back(base);
+    maps.push_back(mlir::AffineMap::get(numDims, 0, results, &ctx));
+    inputExprs.push_back(&e);
+    return true;
+  }
+  case Expr::Reduce: {
+    // A reduction inside a larger index expression gets its own op over the
+    // enclosing loops it uses, read back through an affine map.
+    auto &r = llvm::cast<ReduceExpr>(e);
+    std::vector<std::string> freeDims;
+    llvm::SmallVector<mlir::AffineExpr> results;
+    for (unsigned d = 0; d < numDims; ++d) {
+      IndexFrame probe;
+      probe.dims = {frame.dims[d]};
+      if (usesIndex(*r.body, probe)) {
+        freeDims.push_back(frame.dims[d]);
+        results.push_back(builder.getAffineDimExpr(d));
+      }
+    }
+    llvm::SmallVector<Dim, 4> shape(freeDims.size(), Dim::getDynamic());
+    Type tt = freeDims.empty() ? Type::scalar(r.type.elem)
+                               : Type::tensor(r.type.elem, shape);
+    // The hoisted op lives outside every enclosing region under construction.
+    std::vector<IndexFrame *> saved;
+    saved.swap(indexFrames);
+    mlir::Value v = genIndexGen(freeDims, &r, *r.body, env, r.loc, tt);
+    indexFrames.swap(saved);
+    if (!v)
+      return false;
+    if (freeDims.empty()) {
+      frame.leaves[&e] = v;
+      return true;
+    }
+    inputs.push_back(v);
+    maps.push_back(mlir::AffineMap::get(numDims, 0, results, &ctx));
+    inputExprs.push_back(&e);
+    return true;
+  }
+  case Expr::Unary:
+    return collectInputs(*llvm::cast<UnaryExpr>(e).operand, frame, env, inputs,
+                         maps, inputExprs);
+  case Expr::Binary: {
+    auto &b = llvm::cast<BinaryExpr>(e);
+    return collectInputs(*b.lhs, frame, env, inputs, maps, inputExprs) &&
+           collectInputs(*b.rhs, frame, env, inputs, maps, inputExprs);
+  }
+  case Expr::Ternary: {
+    auto &t = llvm::cast<TernaryExpr>(e);
+    return collectInputs(*t.cond, frame, env, inputs, maps, inputExprs) &&
+           collectInputs(*t.thenExpr, frame, env, inputs, maps, inputExprs) &&
+           collectInputs(*t.elseExpr, frame, env, inputs, maps, inputExprs);
+  }
+  case Expr::Call:
+    for (auto &a : llvm::cast<CallExpr>(e).args)
+      if (!collectInputs(*a.value, frame, env, inputs, maps, inputExprs))
+        return false;
+    return true;
+  default:
+    return true; // index variables: tdsl.index inside the region
+  }
+}
+
+mlir::Value Generator::genIndexGen(llvm::ArrayRef<std::string> parallelDims,
+                                   const ReduceExpr *root, Expr &body, Env &env,
+                                   SMLoc at, const Type &resultType) {
+  mlir::Location l = loc(at);
+  IndexFrame frame;
+  frame.dims.assign(parallelDims.begin(), parallelDims.end());
+  llvm::SmallVector<t::IteratorType> iters(parallelDims.size(),
+                                           t::IteratorType::parallel);
+  t::CombinerKind combiner = t::CombinerKind::none;
+  if (root) {
+    for (const IndexVarDecl &v : root->indices) {
+      frame.dims.push_back(v.name);
+      iters.push_back(t::IteratorType::reduction);
+    }
+    combiner = root->reduceKind == ReduceKind::Sum   ? t::CombinerKind::sum
+               : root->reduceKind == ReduceKind::Max ? t::CombinerKind::max
+                                                     : t::CombinerKind::min;
+  }
+  llvm::SmallVector<mlir::Value> inputs;
+  llvm::SmallVector<mlir::AffineMap> maps;
+  llvm::SmallVector<const Expr *> inputExprs;
+  if (!collectInputs(body, frame, env, inputs, maps, inputExprs))
+    return nullptr;
+  // Every loop's range comes from an operand indexed by it.
+  for (unsigned d = 0; d < frame.dims.size(); ++d) {
+    bool covered = false;
+    for (mlir::AffineMap m : maps)
+      covered |= m.isFunctionOfDim(d);
+    if (!covered) {
+      fail(at, "index '" + frame.dims[d] +
+                   "' must subscript a tensor directly (as A[" + frame.dims[d] +
+                   "]) inside this expression so that its range is known");
+      return nullptr;
+    }
+  }
+  llvm::SmallVector<mlir::AffineExpr> outResults;
+  for (unsigned d = 0; d < parallelDims.size(); ++d)
+    outResults.push_back(builder.getAffineDimExpr(d));
+  maps.push_back(mlir::AffineMap::get(frame.dims.size(), 0, outResults, &ctx));
+
+  auto op = builder.create<t::IndexGenOp>(l, toMLIR(resultType), inputs, maps,
+                                          iters, combiner);
+  mlir::OpBuilder::InsertionGuard guard(builder);
+  mlir::Block *block = &op.getRegion().front();
+  builder.setInsertionPointToEnd(block);
+  for (unsigned i = 0; i < inputExprs.size(); ++i)
+    frame.leaves[inputExprs[i]] = block->getArgument(i);
+  indexFrames.push_back(&frame);
+  mlir::Value v = gen(body, env);
+  indexFrames.pop_back();
+  if (!v)
+    return nullptr;
+  builder.create<t::YieldOp>(l, v);
+  return op.getResult();
+}

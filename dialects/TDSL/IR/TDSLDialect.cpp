@@ -1,0 +1,39 @@
+// TDSLDialect.cpp - tdsl dialect registration, attributes, constant folding.
+#include "dialects/TDSL/IR/TDSLDialect.h"
+
+#include "dialects/TDSL/IR/TDSLOps.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/DialectImplementation.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+using namespace mlir;
+using namespace mlir::tdsl;
+
+#include "dialects/TDSL/IR/TDSLDialect.cpp.inc"
+
+#include "dialects/TDSL/IR/TDSLEnums.cpp.inc"
+
+#define GET_ATTRDEF_CLASSES
+#include "dialects/TDSL/IR/TDSLAttrs.cpp.inc"
+
+void TDSLDialect::initialize() {
+  addAttributes<
+#define GET_ATTRDEF_LIST
+#include "dialects/TDSL/IR/TDSLAttrs.cpp.inc"
+      >();
+  addOperations<
+#define GET_OP_LIST
+#include "dialects/TDSL/IR/TDSLOps.cpp.inc"
+      >();
+}
+
+Operation *TDSLDialect::materializeConstant(OpBuilder &builder,
+                                            Attribute value, Type type,
+                                            Location loc) {
+  auto typed = dyn_cast<TypedAttr>(value);
+  if (!typed || typed.getType() != type)
+    return nullptr;
+  if (!isa<IntegerAttr, FloatAttr, DenseElementsAttr>(typed))
+    return nullptr;
+  return ConstantOp::create(builder, loc, typed);
+}

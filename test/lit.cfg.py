@@ -1,0 +1,27 @@
+# lit configuration for the TDSL test suites.
+import os
+import shutil
+
+import lit.formats
+
+config.name = "TDSL"
+config.test_format = lit.formats.ShTest(execute_external=False)
+config.suffixes = [".tdsl", ".mlir", ".test"]
+config.excludes = ["lit.cfg.py", "lit.site.cfg.py", "Inputs", "unittests", "CMakeLists.txt"]
+config.test_source_root = os.path.dirname(__file__)
+config.test_exec_root = os.path.join(config.tdsl_obj_root, "test")
+
+bin_dir = os.path.join(config.tdsl_obj_root, "bin")
+config.environment["PATH"] = os.pathsep.join(
+    [bin_dir, config.llvm_tools_dir, config.environment.get("PATH", os.environ.get("PATH", ""))])
+config.environment["TDSL_STDLIB_PATH"] = os.path.join(config.tdsl_src_root, "stdlib")
+
+config.substitutions.append(("%tdsl_src", config.tdsl_src_root))
+config.substitutions.append(("%examples", os.path.join(config.tdsl_src_root, "examples")))
+config.substitutions.append(("%python", "/usr/bin/python3"))
+
+# Features for tests that need hardware or tools.
+if shutil.which("ptxas") or os.path.exists("/usr/local/cuda/bin/ptxas"):
+    config.available_features.add("ptxas")
+if os.path.exists("/dev/nvidiactl") or os.path.exists("/dev/nvidia0"):
+    config.available_features.add("cuda-gpu")
