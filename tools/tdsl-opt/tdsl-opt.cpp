@@ -1,4 +1,5 @@
 // tdsl-opt.cpp - mlir-opt style driver with the tdsl dialect registered.
+#include "compiler/Pipelines/Pipelines.h"
 #include "dialects/TDSL/IR/TDSLDialect.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/InitAllDialects.h"
@@ -15,6 +16,7 @@ int main(int argc, char **argv) {
   mlir::registerAllExtensions(registry);
   mlir::registerAllPasses();
   registry.insert<mlir::tdsl::TDSLDialect>();
+  tdsl::registerTDSLPipelines();
   return mlir::asMainReturnCode(
       mlir::MlirOptMain(argc, argv, "TDSL optimizer driver\n", registry));
 }

@@ -1,0 +1,337 @@
+//===- LowerStructuredOps.cpp - index_gen/parallel_for/matmul to linalg ---===//
+//
+// The region-carrying ops move their bodies into linalg.generic or scf ops
+// unchanged; the scalar tdsl ops inside are lowered afterwards by the type
+// conversion in ConvertTDSLToLinalg.cpp, together with every other leaf op.
+//
+//===----------------------------------------------------------------------===//
+#include "compiler/Codegen/LoweringUtils.h"
+#include "dialects/TDSL/IR/TDSLOps.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/PatternMatch.h"
+
+using namespace mlir;
+namespace t = mlir::tdsl;
+
+/// Reductions split into this many chunks, whatever the thread count, so a
+/// floating-point sum is the same with 1 or N threads.
+static constexpr int64_t kReductionChunks = 256;
+
+Value (::tdsl::buildIdentity)(OpBuilder &b, Location loc, Type type, ::tdsl::Combine kind) {
+  TypedAttr attr;
+  if (auto ft = dyn_cast<FloatType>(type)) {
+    const llvm::fltSemantics &sem = ft.getFloatSemantics();
+    switch (kind) {
+    case ::tdsl::Combine::Add: attr = b.getFloatAttr(type, 0.0); break;
+    case ::tdsl::Combine::Mul: attr = b.getFloatAttr(type, 1.0); break;
+    case ::tdsl::Combine::Max: attr = FloatAttr::get(type, llvm::APFloat::getInf(sem, true)); break;
+    case ::tdsl::Combine::Min: attr = FloatAttr::get(type, llvm::APFloat::getInf(sem, false)); break;
+    }
+  } else {
+    auto it = cast<IntegerType>(type);
+    unsigned w = it.getWidth();
+    bool isUnsigned = it.isUnsigned() || w == 1;
+    llvm::APInt v;
+    switch (kind) {
+    case ::tdsl::Combine::Add: v = llvm::APInt(w, 0); break;
+    case ::tdsl::Combine::Mul: v = llvm::APInt(w, 1); break;
+    case ::tdsl::Combine::Max:
+      v = isUnsigned ? llvm::APInt::getMinValue(w) : llvm::APInt::getSignedMinValue(w);
+      break;
+    case ::tdsl::Combine::Min:
+      v = isUnsigned ? llvm::APInt::getMaxValue(w) : llvm::APInt::getSignedMaxValue(w);
+      break;
+    }
+    attr = IntegerAttr::get(type, v);
+  }
+  return t::ConstantOp::create(b, loc, attr);
+}
+
+Value (::tdsl::buildCombine)(OpBuilder &b, Location loc, ::tdsl::Combine kind, Value acc,
+                         Value v) {
+  Type type = acc.getType();
+  switch (kind) {
+  case ::tdsl::Combine::Add: return t::AddOp::create(b, loc, type, acc, v);
+  case ::tdsl::Combine::Mul: return t::MulOp::create(b, loc, type, acc, v);
+  case ::tdsl::Combine::Max: return t::MaxOp::create(b, loc, type, acc, v);
+  case ::tdsl::Combine::Min: return t::MinOp::create(b, loc, type, acc, v);
+  }
+  return {};
+}
+
+/// The extent of loop `dim` of an index_gen: the size of the first input
+/// dimension its maps read with exactly that loop.
+static Value loopExtent(OpBuilder &b, Location loc, t::IndexGenOp op,
+                        unsigned dim) {
+  auto maps = op.getIndexingMapsArray();
+  for (auto [input, map] : llvm::zip(op.getInputs(), maps)) {
+    auto tt = dyn_cast<RankedTensorType>(input.getType());
+    if (!tt)
+      continue;
+    for (unsigned r = 0; r < map.getNumResults(); ++r)
+      if (map.getResult(r) == b.getAffineDimExpr(dim))
+        return tensor::DimOp::create(b, loc, input, r);
+  }
+  return {};
+}
+
+static LogicalResult lowerIndexGen(IRRewriter &rw, t::IndexGenOp op) {
+  Location loc = op.getLoc();
+  rw.setInsertionPoint(op);
+  Type resultType = op.getType();
+  auto resultTensor = dyn_cast<RankedTensorType>(resultType);
+  Type elemType = resultTensor ? resultTensor.getElementType() : resultType;
+  auto outType = resultTensor ? resultTensor : RankedTensorType::get({}, elemType);
+
+  auto maps = op.getIndexingMapsArray();
+  AffineMap outMap = maps.back();
+  SmallVector<Value> dynSizes;
+  for (unsigned r = 0; r < outMap.getNumResults(); ++r) {
+    if (!outType.isDynamicDim(r))
+      continue;
+    unsigned loop = cast<AffineDimExpr>(outMap.getResult(r)).getPosition();
+    Value size = loopExtent(rw, loc, op, loop);
+    if (!size)
+      return op.emitOpError("cannot find the extent of loop ") << loop;
+    dynSizes.push_back(size);
+  }
+  Value init = tensor::EmptyOp::create(rw, loc, outType, dynSizes);
+
+  std::optional<::tdsl::Combine> combine;
+  switch (op.getCombiner()) {
+  case t::CombinerKind::none: break;
+  case t::CombinerKind::sum: combine = ::tdsl::Combine::Add; break;
+  case t::CombinerKind::max: combine = ::tdsl::Combine::Max; break;
+  case t::CombinerKind::min: combine = ::tdsl::Combine::Min; break;
+  }
+  if (combine) {
+    Value id = ::tdsl::buildIdentity(rw, loc, elemType, *combine);
+    init = linalg::FillOp::create(rw, loc, TypeRange{outType}, ValueRange{id},
+                                  ValueRange{init})
+               .getResult(0);
+  }
+
+  SmallVector<utils::IteratorType> iters;
+  for (t::IteratorType it : op.getIteratorTypesArray())
+    iters.push_back(it == t::IteratorType::parallel ? utils::IteratorType::parallel
+                                                    : utils::IteratorType::reduction);
+  auto generic = linalg::GenericOp::create(rw, loc, TypeRange{outType},
+                                           op.getInputs(), ValueRange{init},
+                                           maps, iters, "", "");
+  generic->setAttr("tdsl.kernel", rw.getStringAttr("index_gen"));
+
+  // New body: one argument per input element plus the accumulator.
+  Block &old = op.getRegion().front();
+  SmallVector<Type> argTypes(old.getArgumentTypes());
+  argTypes.push_back(elemType);
+  SmallVector<Location> argLocs(argTypes.size(), loc);
+  Block *body = rw.createBlock(&generic.getRegion(), {}, argTypes, argLocs);
+  rw.mergeBlocks(&old, body, body->getArguments().drop_back());
+
+  // tdsl.index -> linalg.index
+  SmallVector<t::IndexOp> indexOps;
+  body->walk([&](t::IndexOp idx) { indexOps.push_back(idx); });
+  for (t::IndexOp idx : indexOps) {
+    rw.setInsertionPoint(idx);
+    rw.replaceOpWithNewOp<linalg::IndexOp>(idx, idx.getDim());
+  }
+  auto yield = cast<t::YieldOp>(body->getTerminator());
+  rw.setInsertionPoint(yield);
+  Value v = yield.getValues().front();
+  if (combine)
+    v = ::tdsl::buildCombine(rw, loc, *combine, body->getArguments().back(), v);
+  rw.replaceOpWithNewOp<linalg::YieldOp>(yield, v);
+
+  rw.setInsertionPointAfter(generic);
+  Value result = generic.getResult(0);
+  if (!resultTensor)
+    result = tensor::ExtractOp::create(rw, loc, result, ValueRange{});
+  rw.replaceOp(op, result);
+  return success();
+}
+
+/// The map form becomes a linalg.generic with no inputs: tiling and
+/// vectorization then treat it like any element-wise op.
+static LogicalResult lowerParallelMap(IRRewriter &rw, t::ParallelForOp op) {
+  Location loc = op.getLoc();
+  rw.setInsertionPoint(op);
+  auto outType = cast<RankedTensorType>(op.getType());
+  unsigned n = op.getNumDims();
+  SmallVector<Value> extents, dynSizes;
+  for (unsigned d = 0; d < n; ++d) {
+    Value ext = arith::SubIOp::create(rw, loc, op.getUpperBounds()[d],
+                                      op.getLowerBounds()[d]);
+    extents.push_back(ext);
+    if (outType.isDynamicDim(d))
+      dynSizes.push_back(ext);
+  }
+  Value init = tensor::EmptyOp::create(rw, loc, outType, dynSizes);
+  SmallVector<utils::IteratorType> iters(n, utils::IteratorType::parallel);
+  auto generic = linalg::GenericOp::create(
+      rw, loc, TypeRange{outType}, ValueRange{}, ValueRange{init},
+      ArrayRef<AffineMap>{rw.getMultiDimIdentityMap(n)}, iters, "", "");
+  generic->setAttr("tdsl.kernel", rw.getStringAttr("parallel_for"));
+  Block *body = rw.createBlock(&generic.getRegion(), {},
+                               {outType.getElementType()}, {loc});
+  SmallVector<Value> ivs;
+  for (unsigned d = 0; d < n; ++d) {
+    Value i = linalg::IndexOp::create(rw, loc, d);
+    ivs.push_back(arith::AddIOp::create(rw, loc, i, op.getLowerBounds()[d]));
+  }
+  Block &old = op.getRegion().front();
+  rw.mergeBlocks(&old, body, ivs);
+  auto yield = cast<t::YieldOp>(body->getTerminator());
+  rw.setInsertionPoint(yield);
+  rw.replaceOpWithNewOp<linalg::YieldOp>(yield, yield.getValues());
+  rw.replaceOp(op, generic.getResult(0));
+  return success();
+}
+
+/// The reducing form: a parallel scf.forall over kReductionChunks chunks of
+/// the linearized range, each reduced serially into one partial result, then
+/// a serial combine of the partials in chunk order.
+static LogicalResult lowerParallelReduce(IRRewriter &rw, t::ParallelForOp op) {
+  Location loc = op.getLoc();
+  rw.setInsertionPoint(op);
+  ::tdsl::Combine kind;
+  switch (op.getReduce()) {
+  case t::ReduceKind::add: kind = ::tdsl::Combine::Add; break;
+  case t::ReduceKind::mul: kind = ::tdsl::Combine::Mul; break;
+  case t::ReduceKind::max: kind = ::tdsl::Combine::Max; break;
+  case t::ReduceKind::min: kind = ::tdsl::Combine::Min; break;
+  default: return failure();
+  }
+  Type type = op.getType();
+  unsigned n = op.getNumDims();
+  SmallVector<Value> extents;
+  Value total = arith::ConstantIndexOp::create(rw, loc, 1);
+  for (unsigned d = 0; d < n; ++d) {
+    Value ext = arith::SubIOp::create(rw, loc, op.getUpperBounds()[d],
+                                      op.getLowerBounds()[d]);
+    // An empty or reversed range runs no iteration.
+    Value zero = arith::ConstantIndexOp::create(rw, loc, 0);
+    ext = arith::MaxSIOp::create(rw, loc, ext, zero);
+    extents.push_back(ext);
+    total = arith::MulIOp::create(rw, loc, total, ext);
+  }
+  Value chunks = arith::ConstantIndexOp::create(rw, loc, kReductionChunks);
+  Value empty =
+      tensor::EmptyOp::create(rw, loc, ArrayRef<int64_t>{kReductionChunks}, type);
+  auto forall = scf::ForallOp::create(
+      rw, loc, ArrayRef<OpFoldResult>{rw.getIndexAttr(kReductionChunks)},
+      ValueRange{empty}, std::nullopt);
+  forall->setAttr("tdsl.kernel", rw.getStringAttr("parallel_for"));
+  Value p = forall.getInductionVars()[0];
+  Value out = forall.getRegionIterArgs()[0];
+  rw.setInsertionPointToStart(forall.getBody());
+  Value begin = arith::DivUIOp::create(
+      rw, loc, arith::MulIOp::create(rw, loc, p, total), chunks);
+  Value one = arith::ConstantIndexOp::create(rw, loc, 1);
+  Value pNext = arith::AddIOp::create(rw, loc, p, one);
+  Value end = arith::DivUIOp::create(
+      rw, loc, arith::MulIOp::create(rw, loc, pNext, total), chunks);
+  Value id = ::tdsl::buildIdentity(rw, loc, type, kind);
+  auto loop = scf::ForOp::create(rw, loc, begin, end, one, ValueRange{id});
+  rw.setInsertionPointToStart(loop.getBody());
+  // Delinearize, innermost dimension fastest.
+  SmallVector<Value> ivs(n);
+  Value rest = loop.getInductionVar();
+  for (unsigned d = n; d-- > 0;) {
+    Value idx = d == 0 ? rest : arith::RemUIOp::create(rw, loc, rest, extents[d]);
+    ivs[d] = arith::AddIOp::create(rw, loc, idx, op.getLowerBounds()[d]);
+    if (d > 0)
+      rest = arith::DivUIOp::create(rw, loc, rest, extents[d]);
+  }
+  // scf.for with iter_args is built without a terminator.
+  Block *forBody = loop.getBody();
+  Block &old = op.getRegion().front();
+  rw.mergeBlocks(&old, forBody, ivs);
+  auto yield = cast<t::YieldOp>(forBody->back());
+  rw.setInsertionPoint(yield);
+  Value next = ::tdsl::buildCombine(rw, loc, kind, loop.getRegionIterArgs()[0],
+                                  yield.getValues().front());
+  rw.replaceOpWithNewOp<scf::YieldOp>(yield, next);
+
+  rw.setInsertionPointAfter(loop);
+  Value one1 = tensor::FromElementsOp::create(
+      rw, loc, RankedTensorType::get({1}, type), loop.getResult(0));
+  auto inParallel = forall.getTerminator();
+  rw.setInsertionPointToStart(inParallel.getBody());
+  tensor::ParallelInsertSliceOp::create(
+      rw, loc, one1, out, ArrayRef<OpFoldResult>{p},
+      ArrayRef<OpFoldResult>{rw.getIndexAttr(1)},
+      ArrayRef<OpFoldResult>{rw.getIndexAttr(1)});
+
+  // Serial combine of the partials, in chunk order.
+  rw.setInsertionPointAfter(forall);
+  Value zero = arith::ConstantIndexOp::create(rw, loc, 0);
+  Value id2 = ::tdsl::buildIdentity(rw, loc, type, kind);
+  Value step = arith::ConstantIndexOp::create(rw, loc, 1);
+  auto fin = scf::ForOp::create(rw, loc, zero, chunks, step, ValueRange{id2});
+  rw.setInsertionPointToStart(fin.getBody());
+  Value part = tensor::ExtractOp::create(rw, loc, forall.getResult(0),
+                                         ValueRange{fin.getInductionVar()});
+  Value acc = ::tdsl::buildCombine(rw, loc, kind, fin.getRegionIterArgs()[0], part);
+  scf::YieldOp::create(rw, loc, acc);
+  rw.replaceOp(op, fin.getResult(0));
+  return success();
+}
+
+static LogicalResult lowerMatmul(IRRewriter &rw, t::MatmulOp op) {
+  Location loc = op.getLoc();
+  rw.setInsertionPoint(op);
+  auto outType = cast<RankedTensorType>(op.getType());
+  Value a = op.getLhs(), b = op.getRhs();
+  unsigned ra = cast<RankedTensorType>(a.getType()).getRank();
+  unsigned rb = cast<RankedTensorType>(b.getType()).getRank();
+  SmallVector<Value> dynSizes;
+  if (ra == 2 && outType.isDynamicDim(0))
+    dynSizes.push_back(tensor::DimOp::create(rw, loc, a, 0));
+  if (rb == 2 && outType.isDynamicDim(outType.getRank() - 1))
+    dynSizes.push_back(tensor::DimOp::create(rw, loc, b, 1));
+  Value init = tensor::EmptyOp::create(rw, loc, outType, dynSizes);
+  Value zero = ::tdsl::buildIdentity(rw, loc, outType.getElementType(),
+                                   ::tdsl::Combine::Add);
+  init = linalg::FillOp::create(rw, loc, TypeRange{outType}, ValueRange{zero},
+                                ValueRange{init})
+             .getResult(0);
+  Operation *mm;
+  if (ra == 2 && rb == 2)
+    mm = linalg::MatmulOp::create(rw, loc, TypeRange{outType}, ValueRange{a, b},
+                                  ValueRange{init});
+  else if (ra == 2)
+    mm = linalg::MatvecOp::create(rw, loc, TypeRange{outType}, ValueRange{a, b},
+                                  ValueRange{init});
+  else
+    mm = linalg::VecmatOp::create(rw, loc, TypeRange{outType}, ValueRange{a, b},
+                                  ValueRange{init});
+  rw.replaceOp(op, mm->getResult(0));
+  return success();
+}
+
+LogicalResult (::tdsl::lowerStructuredOps)(ModuleOp module) {
+  IRRewriter rw(module.getContext());
+  // Innermost first, so an outer op moves bodies that are already lowered.
+  SmallVector<Operation *> ops;
+  module.walk<WalkOrder::PostOrder>([&](Operation *op) {
+    if (isa<t::IndexGenOp, t::ParallelForOp, t::MatmulOp>(op))
+      ops.push_back(op);
+  });
+  for (Operation *op : ops) {
+    LogicalResult r = success();
+    if (auto ig = dyn_cast<t::IndexGenOp>(op))
+      r = lowerIndexGen(rw, ig);
+    else if (auto pf = dyn_cast<t::ParallelForOp>(op))
+      r = pf.getReduce() == t::ReduceKind::none ? lowerParallelMap(rw, pf)
+                                                : lowerParallelReduce(rw, pf);
+    else
+      r = lowerMatmul(rw, cast<t::MatmulOp>(op));
+    if (failed(r))
+      return failure();
+  }
+  return success();
+}

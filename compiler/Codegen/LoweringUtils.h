@@ -1,0 +1,29 @@
+//===- LoweringUtils.h - Shared helpers of the tdsl lowering ---------------===//
+#ifndef TDSL_CODEGEN_LOWERINGUTILS_H
+#define TDSL_CODEGEN_LOWERINGUTILS_H
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinOps.h"
+
+namespace tdsl {
+
+/// How a reduction combines: the tdsl combiner / reduce kinds mapped to one.
+enum class Combine { Add, Mul, Max, Min };
+
+/// The identity of `kind` for element type `type` (a tdsl.constant; `type`
+/// may be ui64, whose identities for max/min are 0 and 2^64-1).
+mlir::Value buildIdentity(mlir::OpBuilder &b, mlir::Location loc,
+                          mlir::Type type, Combine kind);
+
+/// `acc <kind> v` as a tdsl scalar op, converted later with the others.
+mlir::Value buildCombine(mlir::OpBuilder &b, mlir::Location loc, Combine kind,
+                         mlir::Value acc, mlir::Value v);
+
+/// Step 1 of convert-tdsl-to-linalg: rewrites the ops with regions
+/// (tdsl.index_gen, tdsl.parallel_for) and tdsl.matmul into linalg and scf,
+/// leaving the scalar tdsl ops of their bodies for the type conversion.
+mlir::LogicalResult lowerStructuredOps(mlir::ModuleOp module);
+
+} // namespace tdsl
+
+#endif // TDSL_CODEGEN_LOWERINGUTILS_H

@@ -1,0 +1,33 @@
+//===- Passes.h - TDSL code generation passes --------------------------------===//
+#ifndef TDSL_CODEGEN_PASSES_H
+#define TDSL_CODEGEN_PASSES_H
+
+#include "mlir/Pass/Pass.h"
+
+#include <memory>
+
+namespace mlir {
+class DialectRegistry;
+namespace affine { class AffineDialect; }
+namespace arith { class ArithDialect; }
+namespace bufferization { class BufferizationDialect; }
+namespace func { class FuncDialect; }
+namespace linalg { class LinalgDialect; }
+namespace LLVM { class LLVMDialect; }
+namespace math { class MathDialect; }
+namespace memref { class MemRefDialect; }
+namespace scf { class SCFDialect; }
+namespace tensor { class TensorDialect; }
+} // namespace mlir
+
+namespace tdsl {
+
+#define GEN_PASS_DECL
+#include "compiler/Codegen/Passes.h.inc"
+
+#define GEN_PASS_REGISTRATION
+#include "compiler/Codegen/Passes.h.inc"
+
+} // namespace tdsl
+
+#endif // TDSL_CODEGEN_PASSES_H

@@ -1,0 +1,86 @@
+//===- RuntimeCalls.cpp - Declarations of TDSL runtime entry points --------===//
+#include "compiler/Codegen/RuntimeCalls.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+
+using namespace mlir;
+
+namespace tdsl {
+
+std::optional<DType> getDType(Type type) {
+  if (type.isF16()) return DType::F16;
+  if (type.isBF16()) return DType::BF16;
+  if (type.isF32()) return DType::F32;
+  if (type.isF64()) return DType::F64;
+  if (type.isInteger(1)) return DType::I1;
+  if (type.isSignlessInteger(32) || type.isSignedInteger(32)) return DType::I32;
+  if (type.isSignlessInteger(64) || type.isSignedInteger(64)) return DType::I64;
+  if (type.isUnsignedInteger(64)) return DType::U64;
+  return std::nullopt;
+}
+
+llvm::StringRef getDTypeSuffix(DType d) {
+  switch (d) {
+  case DType::F16: return "f16";
+  case DType::BF16: return "bf16";
+  case DType::F32: return "f32";
+  case DType::F64: return "f64";
+  case DType::I1: return "i1";
+  case DType::I32: return "i32";
+  case DType::I64: return "i64";
+  case DType::U64: return "u64";
+  }
+  return "";
+}
+
+func::FuncOp RuntimeCalls::getOrDeclare(OpBuilder &b, StringRef name,
+                                             FunctionType type) {
+  if (auto f = module.lookupSymbol<func::FuncOp>(name))
+    return f;
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(module.getBody());
+  auto f = func::FuncOp::create(b, module.getLoc(), name, type);
+  f.setPrivate();
+  return f;
+}
+
+ValueRange RuntimeCalls::call(OpBuilder &b, Location loc, StringRef name,
+                                   TypeRange results, ValueRange args) {
+  auto f = getOrDeclare(b, name, b.getFunctionType(args.getTypes(), results));
+  return func::CallOp::create(b, loc, f, args).getResults();
+}
+
+Value RuntimeCalls::getString(OpBuilder &b, Location loc, StringRef s) {
+  auto it = strings.find(s);
+  std::string name;
+  if (it == strings.end()) {
+    // Unique across passes that each intern their own strings.
+    unsigned n = strings.size();
+    do
+      name = "__tdsl_str_" + std::to_string(n++);
+    while (module.lookupSymbol(name));
+    strings[s] = name;
+    std::string withNul = s.str();
+    withNul.push_back('\0');
+    return LLVM::createGlobalString(loc, b, name, withNul, LLVM::Linkage::Private);
+  }
+  name = it->second;
+  auto ptrType = LLVM::LLVMPointerType::get(b.getContext());
+  return LLVM::AddressOfOp::create(b, loc, ptrType, name);
+}
+
+Value RuntimeCalls::getNull(OpBuilder &b, Location loc) {
+  return LLVM::ZeroOp::create(b, loc, LLVM::LLVMPointerType::get(b.getContext()));
+}
+
+Value RuntimeCalls::getWhere(OpBuilder &b, Location loc) {
+  std::string where = "<unknown>";
+  if (auto fl = dyn_cast<FileLineColLoc>(loc))
+    where = (fl.getFilename().getValue() + ":" + llvm::Twine(fl.getLine()) +
+             ":" + llvm::Twine(fl.getColumn()))
+                .str();
+  return getString(b, loc, where);
+}
+
+} // namespace tdsl

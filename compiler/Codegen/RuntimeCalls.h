@@ -1,0 +1,54 @@
+//===- RuntimeCalls.h - Declarations of TDSL runtime entry points ----------===//
+//
+// The C ABI of runtime/include/tdsl/Runtime.h as seen from generated code:
+// the lowering declares what it calls here, in one place.
+//
+//===----------------------------------------------------------------------===//
+#ifndef TDSL_CODEGEN_RUNTIMECALLS_H
+#define TDSL_CODEGEN_RUNTIMECALLS_H
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinOps.h"
+
+#include "llvm/ADT/StringMap.h"
+
+namespace tdsl {
+
+/// The runtime's element type codes (enum tdsl_dtype).
+enum class DType : int32_t {
+  F16 = 0, BF16 = 1, F32 = 2, F64 = 3, I1 = 4, I32 = 5, I64 = 6, U64 = 7
+};
+/// The code of an element type as written in tdsl IR (before ui64 -> i64).
+std::optional<DType> getDType(mlir::Type type);
+/// "f32", "u64", ... as used in runtime function names.
+llvm::StringRef getDTypeSuffix(DType d);
+
+/// Declares runtime functions on first use and interns C strings as private
+/// LLVM globals, each once per module.
+class RuntimeCalls {
+public:
+  explicit RuntimeCalls(mlir::ModuleOp module) : module(module) {}
+
+  /// A `func.func private @name` with the given type, created if missing.
+  mlir::func::FuncOp getOrDeclare(mlir::OpBuilder &b, llvm::StringRef name,
+                                  mlir::FunctionType type);
+  /// Calls `name`, declaring it with the argument and result types used.
+  mlir::ValueRange call(mlir::OpBuilder &b, mlir::Location loc,
+                        llvm::StringRef name, mlir::TypeRange results,
+                        mlir::ValueRange args);
+  /// A `!llvm.ptr` to a NUL-terminated copy of `s`.
+  mlir::Value getString(mlir::OpBuilder &b, mlir::Location loc, llvm::StringRef s);
+  /// A null `!llvm.ptr`.
+  mlir::Value getNull(mlir::OpBuilder &b, mlir::Location loc);
+  /// "file:line:col" of `loc`, for runtime error messages.
+  mlir::Value getWhere(mlir::OpBuilder &b, mlir::Location loc);
+
+private:
+  mlir::ModuleOp module;
+  llvm::StringMap<std::string> strings;
+};
+
+} // namespace tdsl
+
+#endif // TDSL_CODEGEN_RUNTIMECALLS_H

@@ -1,0 +1,113 @@
+//===- Pipelines.cpp - Named pass pipelines of tdslc, tdsl-opt and the REPL -===//
+//
+// Upstream passes are added by their textual names: that is their stable
+// interface across MLIR releases; ours by their create functions.
+//
+//===----------------------------------------------------------------------===//
+#include "compiler/Pipelines/Pipelines.h"
+#include "compiler/Codegen/Passes.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/InitAllPasses.h"
+#include "mlir/Pass/PassRegistry.h"
+
+#include <mutex>
+
+#include "llvm/Support/raw_ostream.h"
+
+using namespace mlir;
+
+namespace tdsl {
+
+static void addUpstream(OpPassManager &pm, llvm::StringRef pipeline) {
+  static std::once_flag registered;
+  std::call_once(registered, [] { registerAllPasses(); });
+  if (failed(parsePassPipeline(pipeline, pm, llvm::errs())))
+    llvm::report_fatal_error("invalid built-in pipeline: " + pipeline);
+}
+
+void buildTDSLToLinalgPipeline(OpPassManager &pm) {
+  pm.addPass(createConvertTDSLToLinalg());
+  addUpstream(pm, "canonicalize,cse,linalg-fuse-elementwise-ops,canonicalize,cse");
+}
+
+void buildCPUTilingPipeline(OpPassManager &pm,
+                            const CPUPipelineOptions &options) {
+  if (options.optLevel == 0)
+    return;
+  pm.addNestedPass<func::FuncOp>(createTileToForall());
+  addUpstream(pm, "canonicalize,cse");
+}
+
+void buildCPUBufferizePipeline(OpPassManager &pm) {
+  addUpstream(pm, "one-shot-bufferize{bufferize-function-boundaries "
+                  "function-boundary-type-conversion=identity-layout-map},"
+                  "canonicalize,buffer-deallocation-pipeline,canonicalize");
+}
+
+void buildCPUToLLVMPipeline(OpPassManager &pm,
+                            const CPUPipelineOptions &options) {
+  addUpstream(pm, "convert-linalg-to-loops");
+  if (options.optLevel == 0)
+    addUpstream(pm, "scf-forall-to-for");
+  else
+    pm.addPass(createForallToTBB());
+  addUpstream(pm, "expand-strided-metadata,lower-affine,convert-scf-to-cf,"
+                  "convert-math-to-libm,convert-to-llvm,"
+                  "reconcile-unrealized-casts,canonicalize");
+}
+
+void buildCPUPipeline(OpPassManager &pm, const CPUPipelineOptions &options,
+                      CPUStage stopAfter) {
+  buildTDSLToLinalgPipeline(pm);
+  if (stopAfter == CPUStage::Linalg)
+    return;
+  buildCPUTilingPipeline(pm, options);
+  if (stopAfter == CPUStage::Tiled)
+    return;
+  buildCPUBufferizePipeline(pm);
+  if (stopAfter == CPUStage::Bufferized)
+    return;
+  buildCPUToLLVMPipeline(pm, options);
+}
+
+namespace {
+struct CPUPipelineCLOptions
+    : public PassPipelineOptions<CPUPipelineCLOptions> {
+  Option<unsigned> optLevel{*this, "opt-level",
+                            llvm::cl::desc("0: serial and simple; 2: tiled, on oneTBB"),
+                            llvm::cl::init(2)};
+  CPUPipelineOptions get() const {
+    CPUPipelineOptions o;
+    o.optLevel = optLevel;
+    return o;
+  }
+};
+} // namespace
+
+void registerTDSLPipelines() {
+  registerTDSLCodegenPasses();
+  PassPipelineRegistration<>("tdsl-to-linalg",
+                             "Lower tdsl to linalg and fuse element-wise ops",
+                             buildTDSLToLinalgPipeline);
+  PassPipelineRegistration<CPUPipelineCLOptions>(
+      "tdsl-cpu-tile", "Tile linalg ops into scf.forall for the CPU",
+      [](OpPassManager &pm, const CPUPipelineCLOptions &o) {
+        buildCPUTilingPipeline(pm, o.get());
+      });
+  PassPipelineRegistration<>("tdsl-cpu-bufferize",
+                             "Bufferize and deallocate for the CPU",
+                             buildCPUBufferizePipeline);
+  PassPipelineRegistration<CPUPipelineCLOptions>(
+      "tdsl-cpu-to-llvm", "Lower bufferized code to the LLVM dialect on oneTBB",
+      [](OpPassManager &pm, const CPUPipelineCLOptions &o) {
+        buildCPUToLLVMPipeline(pm, o.get());
+      });
+  PassPipelineRegistration<CPUPipelineCLOptions>(
+      "tdsl-cpu-pipeline", "The whole CPU pipeline, tdsl to the LLVM dialect",
+      [](OpPassManager &pm, const CPUPipelineCLOptions &o) {
+        buildCPUPipeline(pm, o.get());
+      });
+}
+
+} // namespace tdsl

@@ -1,0 +1,282 @@
+/*===- Runtime.h - C ABI of the TDSL runtime library -----------------------===*/
+/*
+ * Compiled TDSL programs call these functions. The library links no
+ * LLVM/MLIR, exports only what this header declares, and uses int64_t for
+ * every size.
+ *
+ * Memrefs are passed as a pointer to MLIR's strided memref descriptor
+ * (StridedMemRefType in mlir/ExecutionEngine/CRunnerUtils.h):
+ *
+ *   struct { T *allocated; T *aligned; int64_t offset;
+ *            int64_t sizes[rank]; int64_t strides[rank]; }
+ *
+ * Element (i0, ..., in) lives at aligned[offset + sum(ik * strides[k])];
+ * strides count elements, not bytes. TDSL_MEMREF(T, rank) declares such a
+ * struct for C callers; rank 0 has no sizes/strides (use TDSL_MEMREF0).
+ *
+ * Errors are the user's (bad file, shape mismatch): the runtime prints
+ * `<where>: error: <message>` to stderr and exits with status 1, where
+ * `where` is a DSL location such as "prog.tdsl:12:5" ("tdsl" when null).
+ */
+#ifndef TDSL_RUNTIME_H
+#define TDSL_RUNTIME_H
+
+#include <stdint.h>
+
+#if defined(_WIN32)
+#define TDSL_RUNTIME_EXPORT __declspec(dllexport)
+#else
+#define TDSL_RUNTIME_EXPORT __attribute__((visibility("default")))
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** Declares a memref descriptor struct type of element T and rank R >= 1. */
+#define TDSL_MEMREF(T, R)                                                      \
+  struct {                                                                     \
+    T *allocated;                                                              \
+    T *aligned;                                                                \
+    int64_t offset;                                                            \
+    int64_t sizes[R];                                                          \
+    int64_t strides[R];                                                        \
+  }
+/** Declares a rank-0 memref descriptor struct type of element T. */
+#define TDSL_MEMREF0(T)                                                        \
+  struct {                                                                     \
+    T *allocated;                                                              \
+    T *aligned;                                                                \
+    int64_t offset;                                                            \
+  }
+
+/** Element type codes. I1 is stored as one byte (0 or 1); F16 and BF16 as
+ *  their uint16_t bit patterns. */
+typedef enum tdsl_dtype {
+  TDSL_F16 = 0,
+  TDSL_BF16 = 1,
+  TDSL_F32 = 2,
+  TDSL_F64 = 3,
+  TDSL_I1 = 4,
+  TDSL_I32 = 5,
+  TDSL_I64 = 6,
+  TDSL_U64 = 7,
+} tdsl_dtype;
+
+/** Bytes per element of `dtype`, or 0 for an unknown code. */
+TDSL_RUNTIME_EXPORT int64_t tdsl_dtype_size(int32_t dtype);
+
+/*===-------------------------- Errors and memory ---------------------------===*/
+
+/** Prints `<where>: error: <message>` to stderr and exits with status 1. */
+TDSL_RUNTIME_EXPORT void tdsl_fatal(const char *where, const char *message);
+
+/** Allocates `bytes` (>= 0) aligned to 64 bytes. Never returns null: on
+ *  failure prints `tdsl: error: out of memory allocating N bytes` and exits 1.
+ *  A zero-byte request returns a distinct, freeable pointer. */
+TDSL_RUNTIME_EXPORT void *tdsl_alloc(int64_t bytes);
+
+/** Frees memory from tdsl_alloc (or tdsl_npy_load). Null is a no-op. */
+TDSL_RUNTIME_EXPORT void tdsl_free(void *ptr);
+
+/*===--------------------------- Parallel loops -----------------------------===*/
+
+/** Body of a parallel loop: handles indices [begin, end). */
+typedef void (*tdsl_loop_body)(int64_t begin, int64_t end, void *ctx);
+
+/** Runs body over [lb, ub) split into chunks on oneTBB worker threads
+ *  (tbb::parallel_for over tbb::blocked_range<int64_t>). `grain` is the
+ *  blocked_range grain size: ranges larger than it may be split; <= 0 lets
+ *  TBB choose. Every index is covered exactly once; returns when all chunks
+ *  are done. An empty range (ub <= lb) calls nothing. */
+TDSL_RUNTIME_EXPORT void tdsl_parallel_for(int64_t lb, int64_t ub,
+                                           int64_t grain, tdsl_loop_body body,
+                                           void *ctx);
+
+/** Limits the threads parallel loops use to `n` (tbb::global_control
+ *  max_allowed_parallelism); n <= 0 restores the default (all cores). The
+ *  environment variable TDSL_NUM_THREADS sets the initial limit. */
+TDSL_RUNTIME_EXPORT void tdsl_set_num_threads(int32_t n);
+
+/** Threads a parallel loop may use now: the limit, capped by the cores. */
+TDSL_RUNTIME_EXPORT int32_t tdsl_get_num_threads(void);
+
+/** Index of the calling thread in the current TBB arena (0 for the main
+ *  thread); for tests and diagnostics. */
+TDSL_RUNTIME_EXPORT int32_t tdsl_current_thread_index(void);
+
+/*===------------------------ Random numbers (Philox) -----------------------===*/
+/*
+ * Philox4x32-10 (Salmon et al., SC'11; bit-identical to Random123 and
+ * cuRAND), stateless: a value is a pure function of (seed, counter), so the
+ * CPU and GPU back ends produce the same numbers.
+ *
+ *   key     = (lo32(seed), hi32(seed))
+ *   counter = (lo32(ctr), hi32(ctr), 0, 0)
+ *   10 rounds; round: (x0,x1,x2,x3) ->
+ *       (hi(M1*x2) ^ x1 ^ k0, lo(M1*x2), hi(M0*x0) ^ x3 ^ k1, lo(M0*x0))
+ *   with M0 = 0xD2511F53, M1 = 0xCD9E8D57 (64-bit products), and after
+ *   each round but the last k0 += 0x9E3779B9, k1 += 0xBB67AE85 (mod 2^32).
+ *   out[0..3] = the final (x0, x1, x2, x3).
+ *
+ * Derived values (u32f(x) = (x >> 8) * 2^-24, exact in float, in [0, 1);
+ * u64d(a, b) = (((uint64_t)a << 32 | b) >> 11) * 2^-53, exact, in [0, 1)):
+ *
+ *   uniform_f32 = u32f(out[0])
+ *   uniform_f64 = u64d(out[0], out[1])
+ *   normal_f32  = sqrtf(-2 * logf(1 - u32f(out[0]))) *
+ *                 cosf(6.2831853f * u32f(out[1]))            (all in float)
+ *   normal_f64  = sqrt(-2 * log(1 - u64d(out[0], out[1]))) *
+ *                 cos(6.283185307179586 * u64d(out[2], out[3]))   (double)
+ *
+ * 1 - u is in (0, 1], so the logarithm is finite. Uniform values are
+ * bit-exact across back ends; normal values match to the accuracy of the
+ * platform's log/cos/sqrt (a few ulp) unless both use the same libm.
+ */
+
+/** The Philox4x32-10 block function with a full 128-bit counter and 64-bit
+ *  key, as in Random123's known-answer vectors. */
+TDSL_RUNTIME_EXPORT void tdsl_philox4x32_10_block(const uint32_t ctr[4],
+                                                  const uint32_t key[2],
+                                                  uint32_t out[4]);
+
+/** Philox4x32-10 with key = (lo32(seed), hi32(seed)) and counter =
+ *  (lo32(ctr), hi32(ctr), 0, 0). */
+TDSL_RUNTIME_EXPORT void tdsl_philox4x32_10(uint64_t seed, uint64_t ctr,
+                                            uint32_t out[4]);
+
+/** Uniform in [0, 1) with 24 random bits (formula above). */
+TDSL_RUNTIME_EXPORT float tdsl_rng_uniform_f32(uint64_t seed, uint64_t ctr);
+/** Uniform in [0, 1) with 53 random bits (formula above). */
+TDSL_RUNTIME_EXPORT double tdsl_rng_uniform_f64(uint64_t seed, uint64_t ctr);
+/** Standard normal by Box-Muller in float (formula above). */
+TDSL_RUNTIME_EXPORT float tdsl_rng_normal_f32(uint64_t seed, uint64_t ctr);
+/** Standard normal by Box-Muller in double (formula above). */
+TDSL_RUNTIME_EXPORT double tdsl_rng_normal_f64(uint64_t seed, uint64_t ctr);
+
+/** Fills a memref of TDSL_F32 or TDSL_F64 elements with uniform (normal == 0)
+ *  or standard normal values in parallel: the element whose row-major linear
+ *  index is k gets counter k, whatever the memref's strides. */
+TDSL_RUNTIME_EXPORT void tdsl_rng_fill(int32_t dtype, int32_t normal,
+                                       uint64_t seed, int64_t rank,
+                                       void *memref);
+
+/*===------------------------------ Printing --------------------------------===*/
+/*
+ * Output goes to stdout: `prefix` (when non-null), the value, then "\n" and
+ * a flush when `newline` != 0. Floats print like printf("%g") (6 significant
+ * digits: 1, 2.5, 0.333333, 1e-07, nan, inf, -inf); integers exactly; i1 as
+ * true/false. Tensors print as nested brackets, `[[1, 2.5], [3, 4]]`; those
+ * with more than 1000 elements show the first and last 3 entries of every
+ * dimension longer than 6, with `...` between (as numpy does).
+ */
+
+TDSL_RUNTIME_EXPORT void tdsl_print_f16(uint16_t bits, const char *prefix,
+                                        int32_t newline);
+TDSL_RUNTIME_EXPORT void tdsl_print_bf16(uint16_t bits, const char *prefix,
+                                         int32_t newline);
+TDSL_RUNTIME_EXPORT void tdsl_print_f32(float v, const char *prefix,
+                                        int32_t newline);
+TDSL_RUNTIME_EXPORT void tdsl_print_f64(double v, const char *prefix,
+                                        int32_t newline);
+TDSL_RUNTIME_EXPORT void tdsl_print_i1(int8_t v, const char *prefix,
+                                       int32_t newline);
+TDSL_RUNTIME_EXPORT void tdsl_print_i32(int32_t v, const char *prefix,
+                                        int32_t newline);
+TDSL_RUNTIME_EXPORT void tdsl_print_i64(int64_t v, const char *prefix,
+                                        int32_t newline);
+TDSL_RUNTIME_EXPORT void tdsl_print_u64(uint64_t v, const char *prefix,
+                                        int32_t newline);
+
+/** Prints a tensor of `dtype` and `rank` (0 prints the scalar). */
+TDSL_RUNTIME_EXPORT void tdsl_print_memref(int32_t dtype, int64_t rank,
+                                           void *memref, const char *prefix,
+                                           int32_t newline);
+
+/** IEEE half / bfloat16 bit patterns to float (exact). */
+TDSL_RUNTIME_EXPORT float tdsl_f16_to_f32(uint16_t bits);
+TDSL_RUNTIME_EXPORT float tdsl_bf16_to_f32(uint16_t bits);
+
+/*===------------------------------ .npy files ------------------------------===*/
+/*
+ * numpy's format, versions 1.0, 2.0 and 3.0 read, little-endian, C order.
+ * dtypes: F16 '<f2', F32 '<f4', F64 '<f8', I1 '|b1', I32 '<i4', I64 '<i8',
+ * U64 '<u8'. BF16 has no numpy dtype and is rejected.
+ */
+
+/** Reads `path`, checking that it holds a C-order array of `dtype` and
+ *  `rank`. Writes the shape to sizesOut[0..rank) and a tdsl_alloc'd,
+ *  row-major (contiguous) buffer to *dataOut, which the caller frees with
+ *  tdsl_free. Returns 0; on any problem reports the file and what was
+ *  expected versus found at `where`, and exits 1. */
+TDSL_RUNTIME_EXPORT int32_t tdsl_npy_load(const char *path, int32_t dtype,
+                                          int64_t rank, int64_t *sizesOut,
+                                          void **dataOut, const char *where);
+
+/** Writes a memref (any strides) to `path` as a C-order .npy file (version
+ *  1.0, or 2.0 when the header needs it). Exits 1 on failure. */
+TDSL_RUNTIME_EXPORT void tdsl_npy_save(const char *path, int32_t dtype,
+                                       int64_t rank, void *memref,
+                                       const char *where);
+
+/*===------------------------- Timing and profile ---------------------------===*/
+/*
+ * Every kernel launch is timed with a steady clock. Statistics are kept
+ * always; the report prints only when profiling is enabled, by
+ * tdsl_profile_enable(1) or the environment variable TDSL_PROFILE=1 (read at
+ * report time; an explicit call wins). The report runs at process exit (or
+ * library unload) or on tdsl_profile_report(), whichever is first.
+ */
+
+/** Kinds of timed entries. */
+enum {
+  TDSL_KIND_KERNEL = 0,
+  TDSL_KIND_H2D = 1, /**< host-to-device copy */
+  TDSL_KIND_D2H = 2, /**< device-to-host copy */
+};
+
+/** Registers a kernel (kind TDSL_KIND_KERNEL) named `name` at DSL location
+ *  `where`; returns its id. Registering the same (name, where) again returns
+ *  the same id. Thread-safe. */
+TDSL_RUNTIME_EXPORT int32_t tdsl_kernel_register(const char *name,
+                                                 const char *where);
+
+/** As tdsl_kernel_register, with a kind (TDSL_KIND_*); the id is unique per
+ *  (name, where, kind). */
+TDSL_RUNTIME_EXPORT int32_t tdsl_kernel_register_kind(const char *name,
+                                                      const char *where,
+                                                      int32_t kind);
+
+/** Starts timing a launch of kernel `id`; returns the start time in ns. */
+TDSL_RUNTIME_EXPORT int64_t tdsl_kernel_begin(int32_t id);
+
+/** Ends a launch started at `start` (from tdsl_kernel_begin): adds one call,
+ *  the elapsed time, and `flops` / `bytes` (0 = unknown) to kernel `id`.
+ *  Thread-safe. */
+TDSL_RUNTIME_EXPORT void tdsl_kernel_end(int32_t id, int64_t start,
+                                         double flops, double bytes);
+
+/** Enables (on != 0) or disables the profile report. */
+TDSL_RUNTIME_EXPORT void tdsl_profile_enable(int32_t on);
+
+/** Also writes the report as JSON to `path` (null: stop); overrides the
+ *  environment variable TDSL_PROFILE_JSON. A JSON path is honoured even
+ *  when the table is disabled. */
+TDSL_RUNTIME_EXPORT void tdsl_profile_set_json(const char *path);
+
+/** Prints the table to stderr (when enabled) and writes the JSON (when a
+ *  path is set), at most once: later calls and the exit hook do nothing
+ *  until tdsl_profile_reset. Columns: kernel, where, calls, total ms,
+ *  mean us, GFLOP/s, GB/s (blank when unknown), % of the run (from library
+ *  load, or the last reset, to the report), sorted by total time. */
+TDSL_RUNTIME_EXPORT void tdsl_profile_report(void);
+
+/** Clears all statistics (keeping registrations), restarts the run clock
+ *  and re-arms the report; for a REPL that reports per input, and tests. */
+TDSL_RUNTIME_EXPORT void tdsl_profile_reset(void);
+
+#ifdef __cplusplus
+} /* extern "C" */
+#endif
+
+#endif /* TDSL_RUNTIME_H */

@@ -1,0 +1,139 @@
+//===- Codegen.cpp - Entry points called by code that tdslc generates -----===//
+//
+// Generated code passes contiguous, row-major buffers as (sizes, data)
+// pointers; these wrappers describe them as strided memrefs for the general
+// entry points, and parse the options of compiled executables.
+//
+//===----------------------------------------------------------------------===//
+#include "Internal.h"
+#include "tdsl/Runtime.h"
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <mutex>
+#include <string>
+#include <vector>
+
+namespace {
+
+/// A strided memref descriptor of a contiguous buffer, laid out as MLIR's.
+struct Descriptor {
+  std::vector<int64_t> words;
+  Descriptor(int64_t rank, const int64_t *sizes, const void *data)
+      : words(3 + 2 * rank) {
+    std::memcpy(&words[0], &data, sizeof(void *));
+    std::memcpy(&words[1], &data, sizeof(void *));
+    words[2] = 0;
+    int64_t stride = 1;
+    for (int64_t d = rank; d-- > 0;) {
+      words[3 + d] = sizes[d];
+      words[3 + rank + d] = stride;
+      stride *= sizes[d];
+    }
+  }
+  void *get() { return words.data(); }
+};
+
+/// Files read by tdsl_npy_shape, kept until tdsl_npy_read copies them out.
+std::mutex pendingMutex;
+std::map<std::string, std::pair<std::vector<int64_t>, void *>> pending;
+
+} // namespace
+
+extern "C" {
+
+TDSL_RUNTIME_EXPORT void tdsl_print_str(const char *text, int32_t newline) {
+  std::fputs(text ? text : "", stdout);
+  if (newline) {
+    std::fputc('\n', stdout);
+    std::fflush(stdout);
+  }
+}
+
+TDSL_RUNTIME_EXPORT void tdsl_print_tensor(int32_t dtype, int64_t rank,
+                                           const int64_t *sizes,
+                                           const void *data, const char *prefix,
+                                           int32_t newline) {
+  Descriptor desc(rank, sizes, data);
+  tdsl_print_memref(dtype, rank, desc.get(), prefix, newline);
+}
+
+TDSL_RUNTIME_EXPORT void tdsl_npy_shape(const char *path, int32_t dtype,
+                                        int64_t rank, int64_t *sizes,
+                                        const char *where) {
+  std::vector<int64_t> expected(sizes, sizes + rank);
+  void *data = nullptr;
+  tdsl_npy_load(path, dtype, rank, sizes, &data, where);
+  for (int64_t d = 0; d < rank; ++d)
+    if (expected[d] >= 0 && expected[d] != sizes[d]) {
+      std::string msg = tdsl::rt::format(
+          "cannot load '%s': dimension %lld of the array is %lld but the "
+          "program declares %lld",
+          path, (long long)d, (long long)sizes[d], (long long)expected[d]);
+      tdsl_free(data);
+      tdsl_fatal(where, msg.c_str());
+    }
+  std::lock_guard<std::mutex> lock(pendingMutex);
+  auto &slot = pending[path];
+  if (slot.second)
+    tdsl_free(slot.second);
+  slot = {std::vector<int64_t>(sizes, sizes + rank), data};
+}
+
+TDSL_RUNTIME_EXPORT void tdsl_npy_read(const char *path, int32_t dtype,
+                                       int64_t rank, const int64_t *sizes,
+                                       void *out, const char *where) {
+  std::pair<std::vector<int64_t>, void *> entry;
+  {
+    std::lock_guard<std::mutex> lock(pendingMutex);
+    auto it = pending.find(path);
+    if (it == pending.end())
+      tdsl_fatal(where, "internal error: .npy file read before its shape");
+    entry = it->second;
+    pending.erase(it);
+  }
+  int64_t n = 1;
+  for (int64_t d = 0; d < rank; ++d)
+    n *= sizes[d];
+  std::memcpy(out, entry.second, n * tdsl_dtype_size(dtype));
+  tdsl_free(entry.second);
+}
+
+TDSL_RUNTIME_EXPORT void tdsl_npy_write(const char *path, int32_t dtype,
+                                        int64_t rank, const int64_t *sizes,
+                                        const void *data, const char *where) {
+  Descriptor desc(rank, sizes, data);
+  tdsl_npy_save(path, dtype, rank, desc.get(), where);
+}
+
+/// Options of a compiled executable: --threads=N, --profile,
+/// --profile-json=FILE. Unknown arguments are an error.
+TDSL_RUNTIME_EXPORT void tdsl_init(int32_t argc, char **argv) {
+  for (int32_t i = 1; i < argc; ++i) {
+    const char *a = argv[i];
+    if (!std::strncmp(a, "--threads=", 10)) {
+      char *end = nullptr;
+      long n = std::strtol(a + 10, &end, 10);
+      if (!*(a + 10) || *end || n <= 0)
+        tdsl_fatal(argv[0], (std::string("--threads needs a positive integer, "
+                                         "found '") + (a + 10) + "'").c_str());
+      tdsl_set_num_threads((int32_t)n);
+    } else if (!std::strcmp(a, "--profile")) {
+      tdsl_profile_enable(1);
+    } else if (!std::strncmp(a, "--profile-json=", 15)) {
+      tdsl_profile_enable(1);
+      tdsl_profile_set_json(a + 15);
+    } else if (!std::strcmp(a, "--help")) {
+      std::printf("usage: %s [--threads=N] [--profile] [--profile-json=FILE]\n",
+                  argv[0]);
+      std::exit(0);
+    } else {
+      tdsl_fatal(argv[0], (std::string("unknown option '") + a +
+                           "' (try --help)").c_str());
+    }
+  }
+}
+
+} // extern "C"

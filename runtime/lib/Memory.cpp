@@ -1,0 +1,47 @@
+//===- Memory.cpp - Aligned allocation and fatal errors ------------------===//
+#include "Internal.h"
+
+#include <cstdlib>
+
+using namespace tdsl::rt;
+
+/// 64 bytes: a cache line and a full AVX-512 vector, so vectorized kernels
+/// may use aligned loads.
+static constexpr int64_t kAlignment = 64;
+
+int64_t tdsl_dtype_size(int32_t dtype) {
+  switch (dtype) {
+  case TDSL_F16:
+  case TDSL_BF16:
+    return 2;
+  case TDSL_F32:
+  case TDSL_I32:
+    return 4;
+  case TDSL_F64:
+  case TDSL_I64:
+  case TDSL_U64:
+    return 8;
+  case TDSL_I1:
+    return 1;
+  default:
+    return 0;
+  }
+}
+
+void tdsl_fatal(const char *where, const char *message) {
+  fatal(where, message ? message : "fatal error");
+}
+
+void *tdsl_alloc(int64_t bytes) {
+  if (bytes < 0)
+    fatal(nullptr, format("invalid allocation size %lld", (long long)bytes));
+  void *ptr = nullptr;
+  // Zero bytes still gets a real block so the pointer is unique and freeable.
+  size_t size = bytes == 0 ? kAlignment : static_cast<size_t>(bytes);
+  if (posix_memalign(&ptr, kAlignment, size) != 0 || !ptr)
+    fatal(nullptr,
+          format("out of memory allocating %lld bytes", (long long)bytes));
+  return ptr;
+}
+
+void tdsl_free(void *ptr) { std::free(ptr); }

@@ -1,0 +1,251 @@
+//===- Npy.cpp - Reading and writing numpy .npy files ---------------------===//
+// Format: https://numpy.org/doc/stable/reference/generated/numpy.lib.format.html
+#include "Internal.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdint>
+#include <cstdlib>
+#include <cstdio>
+#include <cstring>
+#include <vector>
+
+using namespace tdsl::rt;
+
+static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__,
+              ".npy data is read and written as little-endian");
+
+namespace {
+/// numpy's descr for each dtype code; bf16 has none.
+const char *npyDescr(int32_t dtype) {
+  switch (dtype) {
+  case TDSL_F16:
+    return "<f2";
+  case TDSL_F32:
+    return "<f4";
+  case TDSL_F64:
+    return "<f8";
+  case TDSL_I1:
+    return "|b1";
+  case TDSL_I32:
+    return "<i4";
+  case TDSL_I64:
+    return "<i8";
+  case TDSL_U64:
+    return "<u8";
+  default:
+    return nullptr;
+  }
+}
+
+/// " (f64)" when a descr maps to a TDSL dtype, for error messages.
+std::string describeDescr(const std::string &descr) {
+  for (int32_t d = 0; d < 8; ++d)
+    if (const char *s = npyDescr(d); s && descr == s)
+      return "'" + descr + "' (" + dtypeName(d) + ")";
+  return "'" + descr + "'";
+}
+
+std::string shapeString(const std::vector<int64_t> &shape) {
+  std::string s = "(";
+  for (size_t i = 0; i < shape.size(); ++i)
+    s += format(i ? ", %lld" : "%lld", (long long)shape[i]);
+  return s + (shape.size() == 1 ? ",)" : ")");
+}
+
+struct FileCloser {
+  FILE *f;
+  ~FileCloser() {
+    if (f)
+      std::fclose(f);
+  }
+};
+
+/// The parts of the header dict we use:
+///   {'descr': '<f4', 'fortran_order': False, 'shape': (2, 3), }
+struct NpyHeader {
+  std::string descr;
+  bool fortranOrder = false;
+  std::vector<int64_t> shape;
+};
+
+/// Returns an empty string on success, else what is wrong.
+std::string parseHeader(const std::string &text, NpyHeader &h) {
+  auto valueOf = [&](const char *key) -> size_t {
+    size_t pos = text.find(key);
+    if (pos == std::string::npos)
+      return pos;
+    pos = text.find(':', pos + std::strlen(key));
+    if (pos == std::string::npos)
+      return pos;
+    return text.find_first_not_of(" \t", pos + 1);
+  };
+  size_t p = valueOf("'descr'");
+  if (p == std::string::npos || (text[p] != '\'' && text[p] != '"'))
+    return "header has no 'descr' string";
+  size_t close = text.find(text[p], p + 1);
+  if (close == std::string::npos)
+    return "header has an unterminated 'descr'";
+  h.descr = text.substr(p + 1, close - p - 1);
+
+  p = valueOf("'fortran_order'");
+  if (p == std::string::npos)
+    return "header has no 'fortran_order'";
+  h.fortranOrder = text.compare(p, 4, "True") == 0;
+
+  p = valueOf("'shape'");
+  if (p == std::string::npos || text[p] != '(')
+    return "header has no 'shape' tuple";
+  for (++p;;) {
+    p = text.find_first_not_of(" \t,", p);
+    if (p == std::string::npos)
+      return "header has an unterminated 'shape'";
+    if (text[p] == ')')
+      break;
+    char *end = nullptr;
+    long long dim = std::strtoll(text.c_str() + p, &end, 10);
+    if (end == text.c_str() + p || dim < 0)
+      return "header has a malformed 'shape'";
+    h.shape.push_back(dim);
+    p = end - text.c_str();
+  }
+  return "";
+}
+
+uint32_t readLE(const unsigned char *p, int bytes) {
+  uint32_t v = 0;
+  for (int i = bytes - 1; i >= 0; --i)
+    v = (v << 8) | p[i];
+  return v;
+}
+} // namespace
+
+int32_t tdsl_npy_load(const char *path, int32_t dtype, int64_t rank,
+                      int64_t *sizesOut, void **dataOut, const char *where) {
+  checkDtypeAndRank(dtype, rank, "tdsl_npy_load");
+  std::string what = format("cannot load '%s'", path ? path : "");
+  auto fail = [&](const std::string &message) {
+    fatal(where, what + ": " + message);
+  };
+  const char *expectedDescr = npyDescr(dtype);
+  if (!expectedDescr)
+    fail(dtypeName(dtype) + " tensors have no .npy dtype (numpy has no " +
+         "bfloat16)");
+
+  FileCloser file{path ? std::fopen(path, "rb") : nullptr};
+  if (!file.f)
+    fail(std::strerror(path ? errno : EINVAL));
+
+  unsigned char preamble[12];
+  if (std::fread(preamble, 1, 8, file.f) != 8 ||
+      std::memcmp(preamble, "\x93NUMPY", 6) != 0)
+    fail("not a .npy file (no \\x93NUMPY magic string)");
+  int major = preamble[6], minor = preamble[7];
+  if (major < 1 || major > 3)
+    fail(format("unsupported .npy format version %d.%d (expected 1.0, 2.0 "
+                "or 3.0)",
+                major, minor));
+  int lenBytes = major == 1 ? 2 : 4;
+  if (std::fread(preamble + 8, 1, lenBytes, file.f) != size_t(lenBytes))
+    fail("truncated .npy header");
+  uint32_t headerLen = readLE(preamble + 8, lenBytes);
+  std::string header(headerLen, '\0');
+  if (std::fread(header.data(), 1, headerLen, file.f) != headerLen)
+    fail("truncated .npy header");
+
+  NpyHeader h;
+  if (std::string problem = parseHeader(header, h); !problem.empty())
+    fail("malformed .npy file: " + problem);
+  if (h.descr != expectedDescr)
+    fail(format("expected %s data ('%s'), found ", dtypeName(dtype).c_str(),
+                expectedDescr) +
+         describeDescr(h.descr));
+  if (h.fortranOrder)
+    fail("expected C-order data, found fortran_order: True (save it with "
+         "numpy.ascontiguousarray)");
+  if (int64_t(h.shape.size()) != rank)
+    fail(format("expected a rank-%lld array, found rank %zu with shape ",
+                (long long)rank, h.shape.size()) +
+         shapeString(h.shape));
+
+  int64_t count = 1;
+  for (int64_t dim : h.shape) {
+    if (dim && count > INT64_MAX / dim)
+      fail("shape " + shapeString(h.shape) + " is too large");
+    count *= dim;
+  }
+  int64_t elemSize = tdsl_dtype_size(dtype);
+  if (count > INT64_MAX / elemSize)
+    fail("shape " + shapeString(h.shape) + " is too large");
+  int64_t bytes = count * elemSize;
+  void *data = tdsl_alloc(bytes);
+  size_t got = std::fread(data, 1, size_t(bytes), file.f);
+  if (int64_t(got) != bytes) {
+    tdsl_free(data);
+    fail("file is truncated: shape " + shapeString(h.shape) +
+         format(" needs %lld bytes of data, found %zu", (long long)bytes,
+                got));
+  }
+  for (int64_t d = 0; d < rank; ++d)
+    sizesOut[d] = h.shape[d];
+  *dataOut = data;
+  return 0;
+}
+
+void tdsl_npy_save(const char *path, int32_t dtype, int64_t rank, void *memref,
+                   const char *where) {
+  checkDtypeAndRank(dtype, rank, "tdsl_npy_save");
+  std::string what = format("cannot save '%s'", path ? path : "");
+  auto fail = [&](const std::string &message) {
+    fatal(where, what + ": " + message);
+  };
+  const char *descr = npyDescr(dtype);
+  if (!descr)
+    fail(dtypeName(dtype) + " tensors have no .npy dtype (numpy has no " +
+         "bfloat16)");
+
+  MemRefView view(memref, rank, tdsl_dtype_size(dtype));
+  std::string header =
+      format("{'descr': '%s', 'fortran_order': False, 'shape': %s, }", descr,
+             shapeString(std::vector<int64_t>(view.sizes, view.sizes + rank))
+                 .c_str());
+  // numpy pads the header with spaces and a newline so the data starts on a
+  // 64-byte boundary; version 2.0 only when the length overflows 16 bits.
+  int major = header.size() + 11 + 63 > 65535 ? 2 : 1;
+  size_t preamble = major == 1 ? 10 : 12;
+  size_t total = (preamble + header.size() + 1 + 63) / 64 * 64;
+  header.append(total - preamble - header.size() - 1, ' ');
+  header += '\n';
+
+  FileCloser file{path ? std::fopen(path, "wb") : nullptr};
+  if (!file.f)
+    fail(std::strerror(path ? errno : EINVAL));
+  std::string head("\x93NUMPY", 6);
+  head += char(major);
+  head += char(0);
+  uint32_t len = uint32_t(header.size());
+  for (size_t i = 0; i < preamble - 8; ++i)
+    head += char((len >> (8 * i)) & 0xff);
+  head += header;
+  bool ok = std::fwrite(head.data(), 1, head.size(), file.f) == head.size();
+
+  // Copy in row-major order through a bounded buffer (any strides).
+  int64_t count = view.numElements();
+  std::vector<char> buffer(size_t(std::min<int64_t>(count, 1 << 16)) *
+                           view.elemSize);
+  RowMajorWalker walker(view, 0);
+  for (int64_t done = 0; ok && done < count;) {
+    int64_t n = std::min<int64_t>(count - done, 1 << 16);
+    for (int64_t i = 0; i < n; ++i, walker.next())
+      std::memcpy(buffer.data() + i * view.elemSize, walker.get(),
+                  view.elemSize);
+    ok = std::fwrite(buffer.data(), view.elemSize, n, file.f) == size_t(n);
+    done += n;
+  }
+  FILE *f = file.f;
+  file.f = nullptr;
+  if (std::fclose(f) != 0)
+    ok = false;
+  if (!ok)
+    fail(std::string("write failed: ") + std::strerror(errno));
+}

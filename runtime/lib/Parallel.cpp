@@ -1,0 +1,98 @@
+//===- Parallel.cpp - Parallel loops and thread count on oneTBB ----------===//
+#include "Internal.h"
+
+#include <oneapi/tbb/blocked_range.h>
+#include <oneapi/tbb/global_control.h>
+#include <oneapi/tbb/parallel_for.h>
+#include <oneapi/tbb/task_arena.h>
+
+#include <atomic>
+#include <cstdlib>
+#include <memory>
+#include <mutex>
+
+using namespace tdsl::rt;
+
+namespace {
+/// The limit lives as long as the global_control object does, so it is held
+/// in a static; replacing it changes the limit.
+struct ThreadLimit {
+  std::mutex mutex;
+  std::unique_ptr<tbb::global_control> control;
+  std::atomic<bool> envRead{false};
+
+  void set(int32_t n) {
+    control.reset();
+    if (n > 0)
+      control = std::make_unique<tbb::global_control>(
+          tbb::global_control::max_allowed_parallelism, size_t(n));
+  }
+};
+
+ThreadLimit &threadLimit() {
+  // Leaked on purpose: destroying it at exit could race TBB's own teardown.
+  static ThreadLimit *limit = new ThreadLimit;
+  return *limit;
+}
+
+/// Applies TDSL_NUM_THREADS once, unless tdsl_set_num_threads came first.
+void initFromEnv() {
+  ThreadLimit &limit = threadLimit();
+  // Every loop comes here: skip the lock once the variable has been read.
+  if (limit.envRead.load(std::memory_order_acquire))
+    return;
+  std::lock_guard<std::mutex> lock(limit.mutex);
+  if (limit.envRead)
+    return;
+  limit.envRead = true;
+  const char *env = std::getenv("TDSL_NUM_THREADS");
+  if (!env || !*env)
+    return;
+  char *end = nullptr;
+  long n = std::strtol(env, &end, 10);
+  if (*end || n <= 0 || n > 1 << 20)
+    fatal(nullptr, format("TDSL_NUM_THREADS must be a positive integer, "
+                          "found '%s'",
+                          env));
+  limit.set(int32_t(n));
+}
+} // namespace
+
+void tdsl_parallel_for(int64_t lb, int64_t ub, int64_t grain,
+                       tdsl_loop_body body, void *ctx) {
+  if (ub <= lb)
+    return;
+  initFromEnv();
+  if (grain <= 0)
+    grain = 1;
+  // Too small to split: skip the scheduler.
+  if (ub - lb <= grain) {
+    body(lb, ub, ctx);
+    return;
+  }
+  tbb::parallel_for(tbb::blocked_range<int64_t>(lb, ub, size_t(grain)),
+                    [&](const tbb::blocked_range<int64_t> &r) {
+                      body(r.begin(), r.end(), ctx);
+                    });
+}
+
+void tdsl_set_num_threads(int32_t n) {
+  ThreadLimit &limit = threadLimit();
+  std::lock_guard<std::mutex> lock(limit.mutex);
+  limit.envRead = true; // an explicit limit overrides the environment
+  limit.set(n);
+}
+
+int32_t tdsl_get_num_threads(void) {
+  initFromEnv();
+  size_t allowed = tbb::global_control::active_value(
+      tbb::global_control::max_allowed_parallelism);
+  size_t cores = size_t(tbb::this_task_arena::max_concurrency());
+  return int32_t(allowed < cores ? allowed : cores);
+}
+
+int32_t tdsl_current_thread_index(void) {
+  int idx = tbb::this_task_arena::current_thread_index();
+  // Outside any arena TBB answers task_arena::not_initialized (-2).
+  return idx < 0 ? 0 : int32_t(idx);
+}

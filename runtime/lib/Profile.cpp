@@ -1,0 +1,267 @@
+//===- Profile.cpp - Per-kernel timing and the profile report -------------===//
+#include "Internal.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <tuple>
+#include <vector>
+
+using namespace tdsl::rt;
+
+namespace {
+struct KernelStats {
+  std::string name, where;
+  int32_t kind = TDSL_KIND_KERNEL;
+  int64_t calls = 0;
+  int64_t totalNs = 0;
+  double flops = 0, bytes = 0;
+};
+
+struct Profile {
+  std::mutex mutex;
+  std::vector<std::unique_ptr<KernelStats>> kernels; // indexed by id
+  std::map<std::tuple<std::string, std::string, int32_t>, int32_t> ids;
+  int64_t runStartNs = nowNs();
+  int enabled = -1;     // -1: ask TDSL_PROFILE
+  bool jsonSet = false; // false: ask TDSL_PROFILE_JSON
+  std::string jsonPath;
+  bool reported = false;
+};
+
+/// Leaked on purpose so the exit-time report never sees a destroyed object.
+Profile &profile() {
+  static Profile *p = new Profile;
+  return *p;
+}
+
+void reportAtExit() { tdsl_profile_report(); }
+
+/// Starts the run clock when the library loads and arms the exit report.
+[[maybe_unused]] const bool armed = [] {
+  profile();
+  std::atexit(reportAtExit);
+  return true;
+}();
+
+const char *kindName(int32_t kind) {
+  switch (kind) {
+  case TDSL_KIND_H2D:
+    return "h2d";
+  case TDSL_KIND_D2H:
+    return "d2h";
+  default:
+    return "kernel";
+  }
+}
+
+std::string jsonString(const std::string &s) {
+  std::string out = "\"";
+  for (unsigned char c : s) {
+    if (c == '"' || c == '\\')
+      out += {'\\', char(c)};
+    else if (c == '\n')
+      out += "\\n";
+    else if (c == '\t')
+      out += "\\t";
+    else if (c < 0x20)
+      out += format("\\u%04x", c);
+    else
+      out += char(c);
+  }
+  return out + "\"";
+}
+
+/// One report row, with derived rates (negative when unknown).
+struct Row {
+  const KernelStats *k;
+  double totalMs, meanUs, gflops, gbps, percent;
+};
+
+std::vector<Row> makeRows(const std::vector<KernelStats> &kernels,
+                          int64_t runNs) {
+  std::vector<Row> rows;
+  for (const KernelStats &k : kernels) {
+    if (!k.calls)
+      continue;
+    double seconds = k.totalNs * 1e-9;
+    Row r{&k,
+          k.totalNs * 1e-6,
+          k.totalNs * 1e-3 / double(k.calls),
+          k.flops > 0 && seconds > 0 ? k.flops / seconds * 1e-9 : -1,
+          k.bytes > 0 && seconds > 0 ? k.bytes / seconds * 1e-9 : -1,
+          runNs > 0 ? 100.0 * double(k.totalNs) / double(runNs) : 0};
+    rows.push_back(r);
+  }
+  // Ties keep registration order (rows point into an id-ordered vector).
+  std::sort(rows.begin(), rows.end(), [](const Row &a, const Row &b) {
+    return a.k->totalNs != b.k->totalNs ? a.k->totalNs > b.k->totalNs
+                                        : a.k < b.k;
+  });
+  return rows;
+}
+
+void printTable(const std::vector<Row> &rows, int64_t runNs) {
+  std::vector<std::vector<std::string>> cells = {
+      {"kernel", "where", "calls", "total ms", "mean us", "GFLOP/s", "GB/s",
+       "% run"}};
+  for (const Row &r : rows) {
+    std::string name = r.k->name;
+    if (r.k->kind != TDSL_KIND_KERNEL)
+      name += std::string(" [") + kindName(r.k->kind) + "]";
+    cells.push_back({name, r.k->where, format("%lld", (long long)r.k->calls),
+                     format("%.3f", r.totalMs), format("%.3f", r.meanUs),
+                     r.gflops >= 0 ? format("%.2f", r.gflops) : "",
+                     r.gbps >= 0 ? format("%.2f", r.gbps) : "",
+                     format("%.1f", r.percent)});
+  }
+  std::vector<size_t> width(cells[0].size(), 0);
+  for (const auto &line : cells)
+    for (size_t c = 0; c < line.size(); ++c)
+      width[c] = std::max(width[c], line[c].size());
+  std::string out = format("tdsl profile: %zu kernel%s, run %.3f ms\n",
+                           rows.size(), rows.size() == 1 ? "" : "s",
+                           runNs * 1e-6);
+  for (const auto &line : cells) {
+    std::string text;
+    for (size_t c = 0; c < line.size(); ++c) {
+      bool leftAligned = c < 2; // names left, numbers right
+      std::string pad(width[c] - line[c].size(), ' ');
+      text += c ? "  " : "";
+      text += leftAligned ? line[c] + pad : pad + line[c];
+    }
+    text.erase(text.find_last_not_of(' ') + 1);
+    out += text + "\n";
+  }
+  std::fflush(stdout);
+  std::fputs(out.c_str(), stderr);
+  std::fflush(stderr);
+}
+
+void writeJson(const std::string &path, const std::vector<Row> &rows,
+               int64_t runNs) {
+  auto number = [](double v) { return v >= 0 ? format("%.6f", v) : "null"; };
+  std::string out = "{\n  \"run_ms\": " + number(runNs * 1e-6) +
+                    ",\n  \"kernels\": [";
+  for (size_t i = 0; i < rows.size(); ++i) {
+    const Row &r = rows[i];
+    out += i ? ",\n    {" : "\n    {";
+    out += "\"name\": " + jsonString(r.k->name);
+    out += ", \"where\": " + jsonString(r.k->where);
+    out += std::string(", \"kind\": \"") + kindName(r.k->kind) + "\"";
+    out += format(", \"calls\": %lld", (long long)r.k->calls);
+    out += ", \"total_ms\": " + number(r.totalMs);
+    out += ", \"mean_us\": " + number(r.meanUs);
+    out += ", \"flops\": " + format("%.17g", r.k->flops);
+    out += ", \"bytes\": " + format("%.17g", r.k->bytes);
+    out += ", \"gflops\": " + number(r.gflops);
+    out += ", \"gbps\": " + number(r.gbps);
+    out += ", \"percent\": " + number(r.percent) + "}";
+  }
+  out += rows.empty() ? "]\n}\n" : "\n  ]\n}\n";
+  FILE *f = std::fopen(path.c_str(), "w");
+  bool ok = f && std::fwrite(out.data(), 1, out.size(), f) == out.size();
+  if (f && std::fclose(f) != 0)
+    ok = false;
+  // Not fatal: this usually runs at exit, where exiting again is undefined.
+  if (!ok)
+    std::fprintf(stderr, "tdsl: warning: cannot write profile JSON '%s': %s\n",
+                 path.c_str(), std::strerror(errno));
+}
+} // namespace
+
+int32_t tdsl_kernel_register(const char *name, const char *where) {
+  return tdsl_kernel_register_kind(name, where, TDSL_KIND_KERNEL);
+}
+
+int32_t tdsl_kernel_register_kind(const char *name, const char *where,
+                                  int32_t kind) {
+  Profile &p = profile();
+  std::lock_guard<std::mutex> lock(p.mutex);
+  auto key = std::make_tuple(std::string(name ? name : "<unnamed>"),
+                             std::string(where ? where : ""), kind);
+  auto [it, inserted] = p.ids.try_emplace(key, int32_t(p.kernels.size()));
+  if (inserted) {
+    auto k = std::make_unique<KernelStats>();
+    std::tie(k->name, k->where, k->kind) = key;
+    p.kernels.push_back(std::move(k));
+  }
+  return it->second;
+}
+
+int64_t tdsl_kernel_begin(int32_t) { return nowNs(); }
+
+void tdsl_kernel_end(int32_t id, int64_t start, double flops, double bytes) {
+  int64_t elapsed = nowNs() - start;
+  Profile &p = profile();
+  std::lock_guard<std::mutex> lock(p.mutex);
+  if (id < 0 || size_t(id) >= p.kernels.size())
+    fatal(nullptr, format("tdsl_kernel_end: unknown kernel id %d", id));
+  KernelStats &k = *p.kernels[id];
+  ++k.calls;
+  k.totalNs += elapsed;
+  if (flops > 0)
+    k.flops += flops;
+  if (bytes > 0)
+    k.bytes += bytes;
+}
+
+void tdsl_profile_enable(int32_t on) {
+  Profile &p = profile();
+  std::lock_guard<std::mutex> lock(p.mutex);
+  p.enabled = on != 0;
+}
+
+void tdsl_profile_set_json(const char *path) {
+  Profile &p = profile();
+  std::lock_guard<std::mutex> lock(p.mutex);
+  p.jsonSet = true;
+  p.jsonPath = path ? path : "";
+}
+
+void tdsl_profile_report(void) {
+  Profile &p = profile();
+  std::vector<KernelStats> snapshot;
+  int64_t runNs;
+  bool enabled;
+  std::string jsonPath;
+  {
+    std::lock_guard<std::mutex> lock(p.mutex);
+    if (p.reported)
+      return;
+    p.reported = true;
+    runNs = nowNs() - p.runStartNs;
+    for (const auto &k : p.kernels)
+      snapshot.push_back(*k);
+    enabled = p.enabled >= 0 ? p.enabled != 0 : [] {
+      const char *env = std::getenv("TDSL_PROFILE");
+      return env && *env && std::strcmp(env, "0") != 0;
+    }();
+    if (p.jsonSet) {
+      jsonPath = p.jsonPath;
+    } else if (const char *env = std::getenv("TDSL_PROFILE_JSON")) {
+      jsonPath = env;
+    }
+  }
+  std::vector<Row> rows = makeRows(snapshot, runNs);
+  if (enabled)
+    printTable(rows, runNs);
+  if (!jsonPath.empty())
+    writeJson(jsonPath, rows, runNs);
+}
+
+void tdsl_profile_reset(void) {
+  Profile &p = profile();
+  std::lock_guard<std::mutex> lock(p.mutex);
+  for (auto &k : p.kernels) {
+    k->calls = k->totalNs = 0;
+    k->flops = k->bytes = 0;
+  }
+  p.runStartNs = nowNs();
+  p.reported = false;
+}

@@ -1,0 +1,128 @@
+//===- Random.cpp - Counter-based Philox4x32-10 random numbers ------------===//
+// The formulas are specified in Runtime.h; the GPU back end must emit the
+// same arithmetic, so keep them in step.
+#include "Internal.h"
+
+#include <cmath>
+
+using namespace tdsl::rt;
+
+namespace {
+constexpr uint32_t kMul0 = 0xD2511F53u, kMul1 = 0xCD9E8D57u;
+constexpr uint32_t kWeyl0 = 0x9E3779B9u, kWeyl1 = 0xBB67AE85u;
+
+inline void philox(const uint32_t ctr[4], const uint32_t key[2],
+                   uint32_t out[4]) {
+  uint32_t x0 = ctr[0], x1 = ctr[1], x2 = ctr[2], x3 = ctr[3];
+  uint32_t k0 = key[0], k1 = key[1];
+  for (int round = 0; round < 10; ++round) {
+    if (round) {
+      k0 += kWeyl0;
+      k1 += kWeyl1;
+    }
+    uint64_t p0 = uint64_t(kMul0) * x0, p1 = uint64_t(kMul1) * x2;
+    uint32_t y0 = uint32_t(p1 >> 32) ^ x1 ^ k0;
+    uint32_t y2 = uint32_t(p0 >> 32) ^ x3 ^ k1;
+    x1 = uint32_t(p1);
+    x3 = uint32_t(p0);
+    x0 = y0;
+    x2 = y2;
+  }
+  out[0] = x0;
+  out[1] = x1;
+  out[2] = x2;
+  out[3] = x3;
+}
+
+inline void philox64(uint64_t seed, uint64_t ctr, uint32_t out[4]) {
+  const uint32_t c[4] = {uint32_t(ctr), uint32_t(ctr >> 32), 0, 0};
+  const uint32_t k[2] = {uint32_t(seed), uint32_t(seed >> 32)};
+  philox(c, k, out);
+}
+
+inline float unitF32(uint32_t x) { return float(x >> 8) * 0x1p-24f; }
+inline double unitF64(uint32_t hi, uint32_t lo) {
+  return double(((uint64_t(hi) << 32) | lo) >> 11) * 0x1p-53;
+}
+
+inline float uniformF32(uint64_t seed, uint64_t ctr) {
+  uint32_t r[4];
+  philox64(seed, ctr, r);
+  return unitF32(r[0]);
+}
+inline double uniformF64(uint64_t seed, uint64_t ctr) {
+  uint32_t r[4];
+  philox64(seed, ctr, r);
+  return unitF64(r[0], r[1]);
+}
+inline float normalF32(uint64_t seed, uint64_t ctr) {
+  uint32_t r[4];
+  philox64(seed, ctr, r);
+  float u1 = 1.0f - unitF32(r[0]), u2 = unitF32(r[1]);
+  return std::sqrt(-2.0f * std::log(u1)) * std::cos(6.2831853f * u2);
+}
+inline double normalF64(uint64_t seed, uint64_t ctr) {
+  uint32_t r[4];
+  philox64(seed, ctr, r);
+  double u1 = 1.0 - unitF64(r[0], r[1]), u2 = unitF64(r[2], r[3]);
+  return std::sqrt(-2.0 * std::log(u1)) * std::cos(6.283185307179586 * u2);
+}
+
+struct FillArgs {
+  MemRefView view;
+  int32_t dtype;
+  bool normal;
+  uint64_t seed;
+};
+
+template <typename T, T (*Gen)(uint64_t, uint64_t)>
+void fillChunk(const FillArgs &a, int64_t begin, int64_t end) {
+  RowMajorWalker w(a.view, begin);
+  for (int64_t k = begin; k < end; ++k, w.next())
+    *reinterpret_cast<T *>(w.get()) = Gen(a.seed, uint64_t(k));
+}
+
+void fillBody(int64_t begin, int64_t end, void *ctx) {
+  const FillArgs &a = *static_cast<const FillArgs *>(ctx);
+  if (a.dtype == TDSL_F32)
+    a.normal ? fillChunk<float, normalF32>(a, begin, end)
+             : fillChunk<float, uniformF32>(a, begin, end);
+  else
+    a.normal ? fillChunk<double, normalF64>(a, begin, end)
+             : fillChunk<double, uniformF64>(a, begin, end);
+}
+} // namespace
+
+void tdsl_philox4x32_10_block(const uint32_t ctr[4], const uint32_t key[2],
+                              uint32_t out[4]) {
+  philox(ctr, key, out);
+}
+
+void tdsl_philox4x32_10(uint64_t seed, uint64_t ctr, uint32_t out[4]) {
+  philox64(seed, ctr, out);
+}
+
+float tdsl_rng_uniform_f32(uint64_t seed, uint64_t ctr) {
+  return uniformF32(seed, ctr);
+}
+double tdsl_rng_uniform_f64(uint64_t seed, uint64_t ctr) {
+  return uniformF64(seed, ctr);
+}
+float tdsl_rng_normal_f32(uint64_t seed, uint64_t ctr) {
+  return normalF32(seed, ctr);
+}
+double tdsl_rng_normal_f64(uint64_t seed, uint64_t ctr) {
+  return normalF64(seed, ctr);
+}
+
+void tdsl_rng_fill(int32_t dtype, int32_t normal, uint64_t seed, int64_t rank,
+                   void *memref) {
+  checkDtypeAndRank(dtype, rank, "tdsl_rng_fill");
+  if (dtype != TDSL_F32 && dtype != TDSL_F64)
+    fatal(nullptr, "tdsl_rng_fill: expected an f32 or f64 tensor, found " +
+                       dtypeName(dtype));
+  FillArgs args{MemRefView(memref, rank, tdsl_dtype_size(dtype)), dtype,
+                normal != 0, seed};
+  // ~16K elements per chunk keeps the per-chunk walker setup negligible.
+  tdsl_parallel_for(0, args.view.numElements(), 1 << 14, fillBody, &args);
+}

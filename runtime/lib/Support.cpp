@@ -1,0 +1,99 @@
+//===- Support.cpp - Errors, formatting, dtypes, memref walking ----------===//
+#include "Internal.h"
+
+#include <chrono>
+#include <cstdarg>
+#include <cstdio>
+#include <cstdlib>
+
+using namespace tdsl::rt;
+
+void tdsl::rt::fatal(const char *where, const std::string &message) {
+  // Flush the program's own output first so the error lands after it.
+  std::fflush(stdout);
+  std::fprintf(stderr, "%s: error: %s\n", where ? where : "tdsl",
+               message.c_str());
+  std::fflush(stderr);
+  std::exit(1);
+}
+
+std::string tdsl::rt::format(const char *fmt, ...) {
+  va_list args;
+  va_start(args, fmt);
+  va_list copy;
+  va_copy(copy, args);
+  int n = std::vsnprintf(nullptr, 0, fmt, copy);
+  va_end(copy);
+  std::string out(n > 0 ? n : 0, '\0');
+  if (n > 0)
+    std::vsnprintf(out.data(), n + 1, fmt, args);
+  va_end(args);
+  return out;
+}
+
+std::string tdsl::rt::dtypeName(int32_t dtype) {
+  static const char *const names[] = {"f16", "bf16", "f32", "f64",
+                                      "i1",  "i32",  "i64", "u64"};
+  if (dtype >= 0 && dtype < 8)
+    return names[dtype];
+  return format("dtype %d", dtype);
+}
+
+void tdsl::rt::checkDtypeAndRank(int32_t dtype, int64_t rank,
+                                 const char *what) {
+  if (tdsl_dtype_size(dtype) == 0)
+    fatal(nullptr, format("%s: invalid dtype code %d", what, dtype));
+  if (rank < 0)
+    fatal(nullptr, format("%s: invalid rank %lld", what, (long long)rank));
+}
+
+int64_t tdsl::rt::nowNs() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+MemRefView::MemRefView(void *desc, int64_t rank, int64_t elemSize)
+    : rank(rank), elemSize(elemSize) {
+  // Layout: T *allocated; T *aligned; int64_t offset, sizes[], strides[].
+  auto *ptrs = static_cast<char **>(desc);
+  data = ptrs[1];
+  auto *ints = reinterpret_cast<const int64_t *>(ptrs + 2);
+  offset = ints[0];
+  sizes = ints + 1;
+  strides = ints + 1 + rank;
+}
+
+int64_t MemRefView::numElements() const {
+  int64_t n = 1;
+  for (int64_t d = 0; d < rank; ++d)
+    n *= sizes[d];
+  return n;
+}
+
+char *MemRefView::at(const int64_t *index) const {
+  int64_t e = offset;
+  for (int64_t d = 0; d < rank; ++d)
+    e += index[d] * strides[d];
+  return data + e * elemSize;
+}
+
+RowMajorWalker::RowMajorWalker(const MemRefView &view, int64_t linear)
+    : view(view), index(view.rank) {
+  for (int64_t d = view.rank - 1; d >= 0; --d) {
+    int64_t size = view.sizes[d];
+    index[d] = size ? linear % size : 0;
+    linear = size ? linear / size : 0;
+  }
+  ptr = view.at(index.data());
+}
+
+void RowMajorWalker::next() {
+  for (int64_t d = view.rank - 1; d >= 0; --d) {
+    ptr += view.strides[d] * view.elemSize;
+    if (++index[d] < view.sizes[d])
+      return;
+    ptr -= index[d] * view.strides[d] * view.elemSize;
+    index[d] = 0;
+  }
+}

@@ -1,0 +1,53 @@
+//===- RuntimeMemoryTest.cpp - Runtime allocation and fatal errors --------===//
+#include "tdsl/Runtime.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <cstring>
+
+TEST(RuntimeMemory, AllocIsAlignedAndUsable) {
+  for (int64_t bytes : {0, 1, 7, 63, 64, 65, 1000, 1 << 20}) {
+    void *p = tdsl_alloc(bytes);
+    ASSERT_NE(p, nullptr) << bytes;
+    EXPECT_EQ(reinterpret_cast<uintptr_t>(p) % 64, 0u) << bytes;
+    std::memset(p, 0xab, size_t(bytes));
+    tdsl_free(p);
+  }
+  tdsl_free(nullptr);
+}
+
+TEST(RuntimeMemory, ZeroByteAllocationsAreDistinct) {
+  void *a = tdsl_alloc(0), *b = tdsl_alloc(0);
+  EXPECT_NE(a, b);
+  tdsl_free(a);
+  tdsl_free(b);
+}
+
+TEST(RuntimeMemory, DtypeSizes) {
+  EXPECT_EQ(tdsl_dtype_size(TDSL_F16), 2);
+  EXPECT_EQ(tdsl_dtype_size(TDSL_BF16), 2);
+  EXPECT_EQ(tdsl_dtype_size(TDSL_F32), 4);
+  EXPECT_EQ(tdsl_dtype_size(TDSL_F64), 8);
+  EXPECT_EQ(tdsl_dtype_size(TDSL_I1), 1);
+  EXPECT_EQ(tdsl_dtype_size(TDSL_I32), 4);
+  EXPECT_EQ(tdsl_dtype_size(TDSL_I64), 8);
+  EXPECT_EQ(tdsl_dtype_size(TDSL_U64), 8);
+  EXPECT_EQ(tdsl_dtype_size(42), 0);
+}
+
+TEST(RuntimeMemoryDeathTest, OutOfMemoryExits) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_EXIT(tdsl_alloc(INT64_MAX), testing::ExitedWithCode(1),
+              "^tdsl: error: out of memory allocating 9223372036854775807 "
+              "bytes\n$");
+}
+
+TEST(RuntimeMemoryDeathTest, FatalNamesTheLocation) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_EXIT(tdsl_fatal("prog.tdsl:12:5", "shape mismatch: 3 vs 4"),
+              testing::ExitedWithCode(1),
+              "^prog.tdsl:12:5: error: shape mismatch: 3 vs 4\n$");
+  EXPECT_EXIT(tdsl_fatal(nullptr, "oops"), testing::ExitedWithCode(1),
+              "^tdsl: error: oops\n$");
+}

@@ -1,0 +1,183 @@
+//===- RuntimeRandomTest.cpp - Philox4x32-10 and derived distributions ----===//
+#include "RuntimeTestUtils.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <vector>
+
+using tdsl::test::MemRef;
+
+namespace {
+struct Kat {
+  uint32_t ctr[4], key[2], expected[4];
+};
+
+// Random123 tests/kat_vectors, the three "philox4x32 10" lines (ctr[4],
+// key[2], expected[4]): all zeros, all ones, and the digits of pi.
+const Kat kKats[] = {
+    {{0x00000000, 0x00000000, 0x00000000, 0x00000000},
+     {0x00000000, 0x00000000},
+     {0x6627e8d5, 0xe169c58d, 0xbc57ac4c, 0x9b00dbd8}},
+    {{0xffffffff, 0xffffffff, 0xffffffff, 0xffffffff},
+     {0xffffffff, 0xffffffff},
+     {0x408f276d, 0x41c83b0e, 0xa20bc7c6, 0x6d5451fd}},
+    {{0x243f6a88, 0x85a308d3, 0x13198a2e, 0x03707344},
+     {0xa4093822, 0x299f31d0},
+     {0xd16cfe09, 0x94fdcceb, 0x5001e420, 0x24126ea1}},
+};
+
+struct Moments {
+  double mean, variance, min, max;
+};
+
+template <typename T> Moments moments(const std::vector<T> &v) {
+  double sum = 0, sumSq = 0, lo = INFINITY, hi = -INFINITY;
+  for (T x : v) {
+    sum += x;
+    sumSq += double(x) * x;
+    lo = std::fmin(lo, x);
+    hi = std::fmax(hi, x);
+  }
+  double mean = sum / double(v.size());
+  return {mean, sumSq / double(v.size()) - mean * mean, lo, hi};
+}
+
+template <typename T>
+std::vector<T> fill(int32_t dtype, int32_t normal, uint64_t seed, int64_t n) {
+  std::vector<T> v(static_cast<size_t>(n));
+  MemRef m(v.data(), {n});
+  tdsl_rng_fill(dtype, normal, seed, 1, m.get());
+  return v;
+}
+
+constexpr int64_t kSamples = 1000000;
+} // namespace
+
+TEST(RuntimeRandom, Random123KnownAnswers) {
+  for (const Kat &k : kKats) {
+    uint32_t out[4];
+    tdsl_philox4x32_10_block(k.ctr, k.key, out);
+    for (int i = 0; i < 4; ++i)
+      EXPECT_EQ(out[i], k.expected[i]) << "word " << i;
+  }
+  // The (seed, ctr) form with both zero is the all-zero vector.
+  uint32_t out[4];
+  tdsl_philox4x32_10(0, 0, out);
+  EXPECT_EQ(0, std::memcmp(out, kKats[0].expected, sizeof(out)));
+}
+
+TEST(RuntimeRandom, SeedAndCounterWordOrder) {
+  // key = (lo32(seed), hi32(seed)), counter = (lo32(ctr), hi32(ctr), 0, 0).
+  uint64_t seed = 0x299f31d0a4093822ull, ctr = 0x85a308d3243f6a88ull;
+  const uint32_t c[4] = {0x243f6a88, 0x85a308d3, 0, 0};
+  const uint32_t k[2] = {0xa4093822, 0x299f31d0};
+  uint32_t expected[4], out[4];
+  tdsl_philox4x32_10_block(c, k, expected);
+  tdsl_philox4x32_10(seed, ctr, out);
+  EXPECT_EQ(0, std::memcmp(out, expected, sizeof(out)));
+}
+
+TEST(RuntimeRandom, DerivedValuesFollowTheDocumentedFormulas) {
+  for (uint64_t ctr : {0ull, 1ull, 12345ull, 0xffffffffffull}) {
+    const uint64_t seed = 42;
+    uint32_t r[4];
+    tdsl_philox4x32_10(seed, ctr, r);
+    float uf = float(r[0] >> 8) * 0x1p-24f;
+    double ud = double(((uint64_t(r[0]) << 32) | r[1]) >> 11) * 0x1p-53;
+    double ud2 = double(((uint64_t(r[2]) << 32) | r[3]) >> 11) * 0x1p-53;
+    EXPECT_EQ(tdsl_rng_uniform_f32(seed, ctr), uf);
+    EXPECT_EQ(tdsl_rng_uniform_f64(seed, ctr), ud);
+    float nf = std::sqrt(-2.0f * std::log(1.0f - uf)) *
+               std::cos(6.2831853f * (float(r[1] >> 8) * 0x1p-24f));
+    EXPECT_EQ(tdsl_rng_normal_f32(seed, ctr), nf);
+    double nd = std::sqrt(-2.0 * std::log(1.0 - ud)) *
+                std::cos(6.283185307179586 * ud2);
+    EXPECT_EQ(tdsl_rng_normal_f64(seed, ctr), nd);
+  }
+}
+
+// Tolerances for 1e6 samples, each about 7 standard errors: the mean of
+// U[0,1) has s.e. 0.289/1000, its variance (1/12) about 0.075/1000; the
+// mean of N(0,1) has s.e. 0.001, its variance sqrt(2)/1000.
+TEST(RuntimeRandom, UniformStatistics) {
+  Moments f = moments(fill<float>(TDSL_F32, 0, 7, kSamples));
+  EXPECT_NEAR(f.mean, 0.5, 0.002);
+  EXPECT_NEAR(f.variance, 1.0 / 12, 0.0005);
+  EXPECT_GE(f.min, 0.0);
+  EXPECT_LT(f.max, 1.0);
+  Moments d = moments(fill<double>(TDSL_F64, 0, 7, kSamples));
+  EXPECT_NEAR(d.mean, 0.5, 0.002);
+  EXPECT_NEAR(d.variance, 1.0 / 12, 0.0005);
+  EXPECT_GE(d.min, 0.0);
+  EXPECT_LT(d.max, 1.0);
+}
+
+TEST(RuntimeRandom, NormalStatistics) {
+  for (int32_t dtype : {TDSL_F32, TDSL_F64}) {
+    std::vector<double> v;
+    if (dtype == TDSL_F32) {
+      auto f = fill<float>(dtype, 1, 11, kSamples);
+      v.assign(f.begin(), f.end());
+    } else {
+      v = fill<double>(dtype, 1, 11, kSamples);
+    }
+    Moments m = moments(v);
+    EXPECT_NEAR(m.mean, 0.0, 0.007) << dtype;
+    EXPECT_NEAR(m.variance, 1.0, 0.01) << dtype;
+    EXPECT_TRUE(std::isfinite(m.min) && std::isfinite(m.max)) << dtype;
+    // P(|x| < 1) = 0.682689; its s.e. over 1e6 samples is 0.00047.
+    int64_t inside = 0;
+    for (double x : v)
+      inside += std::fabs(x) < 1;
+    EXPECT_NEAR(double(inside) / kSamples, 0.682689, 0.003) << dtype;
+  }
+}
+
+TEST(RuntimeRandom, DifferentSeedsDiffer) {
+  EXPECT_NE(tdsl_rng_uniform_f64(1, 0), tdsl_rng_uniform_f64(2, 0));
+  EXPECT_NE(tdsl_rng_uniform_f64(1, 0), tdsl_rng_uniform_f64(1, 1));
+  // The high seed word matters too.
+  EXPECT_NE(tdsl_rng_uniform_f64(1, 0),
+            tdsl_rng_uniform_f64(1 | (uint64_t(1) << 32), 0));
+}
+
+TEST(RuntimeRandom, FillUsesRowMajorIndexAsCounter) {
+  // A transposed, offset view into a buffer of 30: a 4x3 tensor whose (i, j)
+  // lives at 2 + i + 5 * j, so row-major order differs from memory order.
+  std::vector<float> buf(30, -1.0f);
+  MemRef view(buf.data(), {4, 3}, {1, 5}, 2);
+  tdsl_rng_fill(TDSL_F32, 0, 99, 2, view.get());
+  for (int64_t i = 0; i < 4; ++i)
+    for (int64_t j = 0; j < 3; ++j)
+      EXPECT_EQ(buf[size_t(2 + i + 5 * j)],
+                tdsl_rng_uniform_f32(99, uint64_t(i * 3 + j)))
+          << i << "," << j;
+  // Untouched elements stay as they were.
+  EXPECT_EQ(buf[0], -1.0f);
+  EXPECT_EQ(buf[1], -1.0f);
+
+  std::vector<double> d(100000);
+  MemRef md(d.data(), {100, 1000});
+  tdsl_rng_fill(TDSL_F64, 1, 5, 2, md.get());
+  for (int64_t k : {0, 1, 999, 1000, 54321, 99999})
+    EXPECT_EQ(d[size_t(k)], tdsl_rng_normal_f64(5, uint64_t(k))) << k;
+}
+
+TEST(RuntimeRandom, FillIsIndependentOfThreadCount) {
+  tdsl_set_num_threads(1);
+  std::vector<float> one = fill<float>(TDSL_F32, 1, 3, 200000);
+  tdsl_set_num_threads(0);
+  std::vector<float> many = fill<float>(TDSL_F32, 1, 3, 200000);
+  EXPECT_EQ(one, many);
+}
+
+TEST(RuntimeRandomDeathTest, FillRejectsIntegerTensors) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  std::vector<int32_t> v(4);
+  MemRef m(v.data(), {4});
+  EXPECT_EXIT(tdsl_rng_fill(TDSL_I32, 0, 1, 1, m.get()),
+              testing::ExitedWithCode(1),
+              "expected an f32 or f64 tensor, found i32");
+}
