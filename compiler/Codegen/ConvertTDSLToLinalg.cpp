@@ -311,6 +311,7 @@ struct ElementwiseLowering : ConversionPattern {
         });
     if (!ok)
       return failure();
+    generic->setLoc(::tdsl::kernelLoc(op, op->getName().stripDialect()));
     rw.replaceOp(op, generic.getResult(0));
     return success();
   }

@@ -27,12 +27,11 @@ using namespace mlir;
 
 namespace {
 
-/// "name@file:line" for the profile, from the loop's DSL location.
+/// The profile's name of a launch: the DSL function and construct the
+/// lowering recorded in the loop's location, else the enclosing function.
 std::string kernelName(Operation *op, func::FuncOp parent) {
-  std::string kind = "parallel";
-  if (auto k = op->getAttrOfType<StringAttr>("tdsl.kernel"))
-    kind = k.getValue().str();
-  return parent.getSymName().str() + "." + kind;
+  std::string name = ::tdsl::RuntimeCalls::kernelNameOf(op->getLoc());
+  return name.empty() ? parent.getSymName().str() + ".parallel" : name;
 }
 
 struct ForallToTBBPass : ::tdsl::impl::ForallToTBBBase<ForallToTBBPass> {

@@ -13,6 +13,7 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/PatternMatch.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
 
 using namespace mlir;
 namespace t = mlir::tdsl;
@@ -61,6 +62,14 @@ Value (::tdsl::buildCombine)(OpBuilder &b, Location loc, ::tdsl::Combine kind, V
   case ::tdsl::Combine::Min: return t::MinOp::create(b, loc, type, acc, v);
   }
   return {};
+}
+
+Location (::tdsl::kernelLoc)(Operation *op, StringRef kind) {
+  std::string fn = "kernel";
+  if (auto f = op->getParentOfType<FunctionOpInterface>())
+    fn = f.getName().str();
+  return NameLoc::get(StringAttr::get(op->getContext(), fn + "." + kind),
+                      op->getLoc());
 }
 
 /// The extent of loop `dim` of an index_gen: the size of the first input
@@ -122,7 +131,7 @@ static LogicalResult lowerIndexGen(IRRewriter &rw, t::IndexGenOp op) {
   auto generic = linalg::GenericOp::create(rw, loc, TypeRange{outType},
                                            op.getInputs(), ValueRange{init},
                                            maps, iters, "", "");
-  generic->setAttr("tdsl.kernel", rw.getStringAttr("index_gen"));
+  generic->setLoc(::tdsl::kernelLoc(op, "index_gen"));
 
   // New body: one argument per input element plus the accumulator.
   Block &old = op.getRegion().front();
@@ -154,6 +163,97 @@ static LogicalResult lowerIndexGen(IRRewriter &rw, t::IndexGenOp op) {
   return success();
 }
 
+/// Inside the body of another loop, an index_gen becomes a serial scf.for
+/// nest: a linalg.generic nested in a linalg.generic body would let CSE merge
+/// the inner and outer linalg.index ops, which read different loops.
+static LogicalResult lowerIndexGenToLoops(IRRewriter &rw, t::IndexGenOp op) {
+  Location loc = op.getLoc();
+  rw.setInsertionPoint(op);
+  Type resultType = op.getType();
+  auto resultTensor = dyn_cast<RankedTensorType>(resultType);
+  Type elemType = resultTensor ? resultTensor.getElementType() : resultType;
+  auto outType = resultTensor ? resultTensor : RankedTensorType::get({}, elemType);
+  auto maps = op.getIndexingMapsArray();
+  unsigned numLoops = op.getNumLoops();
+  SmallVector<Value> extents;
+  for (unsigned d = 0; d < numLoops; ++d) {
+    Value e = loopExtent(rw, loc, op, d);
+    if (!e)
+      return op.emitOpError("cannot find the extent of loop ") << d;
+    extents.push_back(e);
+  }
+  AffineMap outMap = maps.back();
+  SmallVector<Value> dynSizes;
+  for (unsigned r = 0; r < outMap.getNumResults(); ++r)
+    if (outType.isDynamicDim(r))
+      dynSizes.push_back(extents[cast<AffineDimExpr>(outMap.getResult(r)).getPosition()]);
+  std::optional<::tdsl::Combine> combine;
+  switch (op.getCombiner()) {
+  case t::CombinerKind::none: break;
+  case t::CombinerKind::sum: combine = ::tdsl::Combine::Add; break;
+  case t::CombinerKind::max: combine = ::tdsl::Combine::Max; break;
+  case t::CombinerKind::min: combine = ::tdsl::Combine::Min; break;
+  }
+  Value init = tensor::EmptyOp::create(rw, loc, outType, dynSizes);
+  if (combine)
+    init = linalg::FillOp::create(rw, loc, TypeRange{outType},
+                                  ValueRange{::tdsl::buildIdentity(rw, loc, elemType, *combine)},
+                                  ValueRange{init})
+               .getResult(0);
+  Value zero = arith::ConstantIndexOp::create(rw, loc, 0);
+  Value one = arith::ConstantIndexOp::create(rw, loc, 1);
+  SmallVector<Value> ivs;
+  SmallVector<scf::ForOp> loops;
+  Value carried = init;
+  for (unsigned d = 0; d < numLoops; ++d) {
+    auto loop = scf::ForOp::create(rw, loc, zero, extents[d], one, ValueRange{carried});
+    if (!loops.empty())
+      scf::YieldOp::create(rw, loc, loop.getResults());
+    loops.push_back(loop);
+    ivs.push_back(loop.getInductionVar());
+    carried = loop.getRegionIterArgs()[0];
+    rw.setInsertionPointToStart(loop.getBody());
+  }
+  auto eval = [&](AffineMap m) {
+    SmallVector<Value> idx;
+    for (AffineExpr e : m.getResults()) {
+      if (auto c = dyn_cast<AffineConstantExpr>(e))
+        idx.push_back(arith::ConstantIndexOp::create(rw, loc, c.getValue()));
+      else
+        idx.push_back(ivs[cast<AffineDimExpr>(e).getPosition()]);
+    }
+    return idx;
+  };
+  SmallVector<Value> args;
+  for (auto [input, map] : llvm::zip(op.getInputs(), maps))
+    args.push_back(isa<RankedTensorType>(input.getType())
+                       ? (Value)tensor::ExtractOp::create(rw, loc, input, eval(map))
+                       : input);
+  Block &old = op.getRegion().front();
+  SmallVector<t::IndexOp> indexOps;
+  old.walk([&](t::IndexOp idx) { indexOps.push_back(idx); });
+  for (t::IndexOp idx : indexOps)
+    rw.replaceOp(idx, ivs[idx.getDim()]);
+  Block *inner = loops.back().getBody();
+  rw.mergeBlocks(&old, inner, args);
+  auto yield = cast<t::YieldOp>(inner->back());
+  rw.setInsertionPoint(yield);
+  SmallVector<Value> outIdx = eval(outMap);
+  Value v = yield.getValues().front();
+  if (combine) {
+    Value acc = tensor::ExtractOp::create(rw, loc, carried, outIdx);
+    v = ::tdsl::buildCombine(rw, loc, *combine, acc, v);
+  }
+  Value updated = tensor::InsertOp::create(rw, loc, v, carried, outIdx);
+  rw.replaceOpWithNewOp<scf::YieldOp>(yield, updated);
+  rw.setInsertionPointAfter(loops.front());
+  Value result = loops.front().getResult(0);
+  if (!resultTensor)
+    result = tensor::ExtractOp::create(rw, loc, result, ValueRange{});
+  rw.replaceOp(op, result);
+  return success();
+}
+
 /// The map form becomes a linalg.generic with no inputs: tiling and
 /// vectorization then treat it like any element-wise op.
 static LogicalResult lowerParallelMap(IRRewriter &rw, t::ParallelForOp op) {
@@ -174,7 +274,7 @@ static LogicalResult lowerParallelMap(IRRewriter &rw, t::ParallelForOp op) {
   auto generic = linalg::GenericOp::create(
       rw, loc, TypeRange{outType}, ValueRange{}, ValueRange{init},
       ArrayRef<AffineMap>{rw.getMultiDimIdentityMap(n)}, iters, "", "");
-  generic->setAttr("tdsl.kernel", rw.getStringAttr("parallel_for"));
+  generic->setLoc(::tdsl::kernelLoc(op, "parallel_for"));
   Block *body = rw.createBlock(&generic.getRegion(), {},
                                {outType.getElementType()}, {loc});
   SmallVector<Value> ivs;
@@ -224,7 +324,7 @@ static LogicalResult lowerParallelReduce(IRRewriter &rw, t::ParallelForOp op) {
   auto forall = scf::ForallOp::create(
       rw, loc, ArrayRef<OpFoldResult>{rw.getIndexAttr(kReductionChunks)},
       ValueRange{empty}, std::nullopt);
-  forall->setAttr("tdsl.kernel", rw.getStringAttr("parallel_for"));
+  forall->setLoc(::tdsl::kernelLoc(op, "parallel_for"));
   Value p = forall.getInductionVars()[0];
   Value out = forall.getRegionIterArgs()[0];
   rw.setInsertionPointToStart(forall.getBody());
@@ -309,6 +409,7 @@ static LogicalResult lowerMatmul(IRRewriter &rw, t::MatmulOp op) {
   else
     mm = linalg::VecmatOp::create(rw, loc, TypeRange{outType}, ValueRange{a, b},
                                   ValueRange{init});
+  mm->setLoc(::tdsl::kernelLoc(op, "matmul"));
   rw.replaceOp(op, mm->getResult(0));
   return success();
 }
@@ -324,7 +425,9 @@ LogicalResult (::tdsl::lowerStructuredOps)(ModuleOp module) {
   for (Operation *op : ops) {
     LogicalResult r = success();
     if (auto ig = dyn_cast<t::IndexGenOp>(op))
-      r = lowerIndexGen(rw, ig);
+      r = op->getParentOfType<t::ParallelForOp>() || op->getParentOfType<t::IndexGenOp>()
+              ? lowerIndexGenToLoops(rw, ig)
+              : lowerIndexGen(rw, ig);
     else if (auto pf = dyn_cast<t::ParallelForOp>(op))
       r = pf.getReduce() == t::ReduceKind::none ? lowerParallelMap(rw, pf)
                                                 : lowerParallelReduce(rw, pf);

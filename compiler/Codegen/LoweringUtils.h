@@ -19,6 +19,10 @@ mlir::Value buildIdentity(mlir::OpBuilder &b, mlir::Location loc,
 mlir::Value buildCombine(mlir::OpBuilder &b, mlir::Location loc, Combine kind,
                          mlir::Value acc, mlir::Value v);
 
+/// `loc` named "<function>.<kind>", the kernel's name in the profile; the
+/// name survives inlining and fusion as part of the location.
+mlir::Location kernelLoc(mlir::Operation *op, llvm::StringRef kind);
+
 /// Step 1 of convert-tdsl-to-linalg: rewrites the ops with regions
 /// (tdsl.index_gen, tdsl.parallel_for) and tdsl.matmul into linalg and scf,
 /// leaving the scalar tdsl ops of their bodies for the type conversion.

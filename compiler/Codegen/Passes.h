@@ -18,6 +18,7 @@ namespace math { class MathDialect; }
 namespace memref { class MemRefDialect; }
 namespace scf { class SCFDialect; }
 namespace tensor { class TensorDialect; }
+namespace vector { class VectorDialect; }
 } // namespace mlir
 
 namespace tdsl {

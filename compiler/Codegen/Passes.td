@@ -97,4 +97,98 @@ def TileToForall : Pass<"tdsl-tile-to-forall", "mlir::func::FuncOp"> {
   ];
 }
 
+def Vectorize : Pass<"tdsl-vectorize", "mlir::func::FuncOp"> {
+  let summary = "Tile linalg ops to register-sized tiles and vectorize them";
+  let description = [{
+    For each linalg op on tensors, tiles its loops with `scf.for` to a
+    register-sized tile and vectorizes the tile with `linalg::vectorize`
+    (masked where sizes are dynamic). Contractions get an
+    `m x n x 1` tile (m = `contraction-rows`, n = `vector-width` * 2) that
+    becomes a `vector.contract` (an outer product of FMAs after lowering);
+    other ops vectorize their innermost loop by `vector-width`. Ops that do
+    not meet the vectorizer's preconditions stay scalar.
+
+    ```mlir
+    // before (inside a 64x64 scf.forall tile)
+    %t = linalg.matmul ins(%a, %b : tensor<64x1024xf32>, tensor<1024x64xf32>) ...
+    // after
+    scf.for %i ... step 8 { scf.for %j ... step 32 { scf.for %k ... step 1 {
+      %r = vector.contract ... : vector<8x1xf32>, vector<1x32xf32> into vector<8x32xf32>
+    } } }
+    ```
+  }];
+  let options = [
+    Option<"vectorWidth", "vector-width", "int64_t", /*default=*/"16",
+           "Lanes of the widest vector register (16 f32 with AVX-512)">,
+    Option<"contractionRows", "contraction-rows", "int64_t", /*default=*/"8",
+           "Rows of a contraction's register tile">,
+  ];
+  let dependentDialects = [
+    "mlir::scf::SCFDialect", "mlir::tensor::TensorDialect",
+    "mlir::vector::VectorDialect", "mlir::affine::AffineDialect",
+    "mlir::arith::ArithDialect"
+  ];
+}
+
+def HoistVectorTransfers : Pass<"tdsl-hoist-vector-transfers", "mlir::func::FuncOp"> {
+  let summary = "Keep loop-invariant vector accumulators in registers";
+  let description = [{
+    After bufferization, moves `vector.transfer_read`/`transfer_write` pairs
+    of the same buffer slice out of the loops that do not change it (the
+    reduction loop of a vectorized contraction), so the accumulator tile
+    stays in registers across the whole reduction.
+
+    ```mlir
+    // before
+    scf.for %k ... { %c = vector.transfer_read %C[..] ...; %r = vector.contract ..., %c
+                     vector.transfer_write %r, %C[..] }
+    // after
+    %c = vector.transfer_read %C[..]
+    %r = scf.for %k ... iter_args(%acc = %c) { vector.contract ..., %acc }
+    vector.transfer_write %r, %C[..]
+    ```
+  }];
+  let dependentDialects = ["mlir::scf::SCFDialect", "mlir::vector::VectorDialect"];
+}
+
+def LowerVector : Pass<"tdsl-lower-vector", "mlir::func::FuncOp"> {
+  let summary = "Lower n-D vector ops to the 1-D forms LLVM has";
+  let description = [{
+    Applies MLIR's progressive vector lowerings chosen for x86 CPUs:
+    `vector.contract` to outer products (then FMAs), `vector.multi_reduction`
+    to inner reductions, transposes to shuffles, masks, broadcasts and shape
+    casts to 1-D ops, and transfers of rank 1 to plain loads and stores.
+    It runs after `convert-vector-to-scf` has cut transfers down to rank 1.
+
+    ```mlir
+    // before
+    %r = vector.multi_reduction <add>, %v, %acc [1] : vector<1x8xf32> to vector<1xf32>
+    // after
+    %e = vector.extract %v[0] : vector<8xf32> from vector<1x8xf32>
+    %s = vector.reduction <add>, %e, %a : vector<8xf32> into f32
+    ```
+  }];
+  let dependentDialects = ["mlir::vector::VectorDialect", "mlir::arith::ArithDialect"];
+}
+
+def FuseElementwise : Pass<"tdsl-fuse-elementwise", "mlir::func::FuncOp"> {
+  let summary = "Fuse element-wise producers into consumers that read each element once";
+  let description = [{
+    Fuses an element-wise `linalg.generic` producer into its consumer when
+    the consumer reads every produced element exactly once (its indexing map
+    for the operand uses every loop of the consumer). A consumer that reads
+    an element many times, like a matmul reading A[i, k] for every j, would
+    recompute the producer each time, so those stay separate ops.
+
+    ```mlir
+    // before
+    %e = linalg.generic {exp} ins(%x) ...      // e[i, j] = exp(x[i, j])
+    %s = linalg.generic {sum over j} ins(%e)   // s[i] = sum_j e[i, j]
+    // after
+    %s = linalg.generic {sum over j of exp} ins(%x)
+    ```
+  }];
+  let dependentDialects = ["mlir::linalg::LinalgDialect", "mlir::tensor::TensorDialect"];
+}
+
 #endif // TDSL_CODEGEN_PASSES_TD

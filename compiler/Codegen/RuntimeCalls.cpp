@@ -4,6 +4,8 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 
+#include "llvm/Support/Path.h"
+
 using namespace mlir;
 
 namespace tdsl {
@@ -75,12 +77,51 @@ Value RuntimeCalls::getNull(OpBuilder &b, Location loc) {
 }
 
 Value RuntimeCalls::getWhere(OpBuilder &b, Location loc) {
-  std::string where = "<unknown>";
-  if (auto fl = dyn_cast<FileLineColLoc>(loc))
-    where = (fl.getFilename().getValue() + ":" + llvm::Twine(fl.getLine()) +
-             ":" + llvm::Twine(fl.getColumn()))
+  return getString(b, loc, whereOf(loc));
+}
+
+/// Depth-first over `loc` and the locations inside it: callees of call sites
+/// come before callers, so an inlined op reports its own line.
+static void walkLocations(Location loc, function_ref<bool(Location)> fn) {
+  if (fn(loc))
+    return;
+  if (auto cs = dyn_cast<CallSiteLoc>(loc)) {
+    walkLocations(cs.getCallee(), fn);
+    return;
+  }
+  if (auto n = dyn_cast<NameLoc>(loc)) {
+    walkLocations(n.getChildLoc(), fn);
+    return;
+  }
+  if (auto f = dyn_cast<FusedLoc>(loc))
+    for (Location l : f.getLocations())
+      walkLocations(l, fn);
+}
+
+std::string RuntimeCalls::whereOf(Location loc) {
+  std::string where;
+  walkLocations(loc, [&](Location l) {
+    auto fl = dyn_cast<FileLineColLoc>(l);
+    if (!fl || !where.empty())
+      return !where.empty();
+    where = (llvm::sys::path::filename(fl.getFilename().getValue()) + ":" +
+             llvm::Twine(fl.getLine()) + ":" + llvm::Twine(fl.getColumn()))
                 .str();
-  return getString(b, loc, where);
+    return true;
+  });
+  return where.empty() ? "<unknown>" : where;
+}
+
+std::string RuntimeCalls::kernelNameOf(Location loc) {
+  std::string name;
+  walkLocations(loc, [&](Location l) {
+    auto n = dyn_cast<NameLoc>(l);
+    if (!n || !name.empty())
+      return !name.empty();
+    name = n.getName().str();
+    return true;
+  });
+  return name;
 }
 
 } // namespace tdsl

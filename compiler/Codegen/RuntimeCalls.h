@@ -44,6 +44,11 @@ public:
   /// "file:line:col" of `loc`, for runtime error messages.
   mlir::Value getWhere(mlir::OpBuilder &b, mlir::Location loc);
 
+  /// The DSL position in `loc` (through inlining call sites and fusions).
+  static std::string whereOf(mlir::Location loc);
+  /// The kernel name MLIRGen's lowering put in `loc` (a NameLoc), or "".
+  static std::string kernelNameOf(mlir::Location loc);
+
 private:
   mlir::ModuleOp module;
   llvm::StringMap<std::string> strings;

@@ -72,6 +72,15 @@ struct TileToForallPass : ::tdsl::impl::TileToForallBase<TileToForallPass> {
       tiling.setLoopType(scf::SCFTilingOptions::LoopType::ForallOp);
       scf::SCFTileAndFuseOptions options;
       options.setTilingOptions(tiling);
+      // Only fills fuse into tiles: fusing a computed producer would
+      // recompute it in every tile that reads it (all of B for each tile of
+      // a matmul); element-wise chains are already fused by then.
+      options.fusionControlFn = [](tensor::ExtractSliceOp, OpResult producer,
+                                   bool) -> std::optional<scf::SCFTileAndFuseOptions::ControlFnResult> {
+        if (isa<linalg::FillOp>(producer.getOwner()))
+          return scf::SCFTileAndFuseOptions::ControlFnResult{};
+        return std::nullopt;
+      };
       rw.setInsertionPoint(op);
       auto result = scf::tileConsumerAndFuseProducersUsingSCF(
           rw, cast<TilingInterface>(op.getOperation()), options);
@@ -80,8 +89,7 @@ struct TileToForallPass : ::tdsl::impl::TileToForallBase<TileToForallPass> {
         continue;
       }
       for (LoopLikeOpInterface loop : result->loops)
-        if (auto kernel = op->getAttr("tdsl.kernel"))
-          loop->setAttr("tdsl.kernel", kernel);
+        loop->setLoc(op->getLoc());
       for (OpResult r : op->getResults())
         if (Value repl = result->replacements.lookup(r))
           rw.replaceAllUsesWith(r, repl);

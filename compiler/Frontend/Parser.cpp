@@ -3,6 +3,7 @@
 #include "compiler/Frontend/Lexer.h"
 
 #include "llvm/ADT/StringSwitch.h"
+#include "llvm/Support/SaveAndRestore.h"
 
 #include <cstdlib>
 
@@ -28,12 +29,35 @@ void Parser::errorAtToken(const llvm::Twine &msg) {
   diags.error(tok().getLoc(), msg);
 }
 
+void Parser::errorExpected(const llvm::Twine &what) {
+  // A lexer error was already reported for this token.
+  if (tok().is(TokenKind::error))
+    return;
+  // When the unexpected token starts a new line, what is missing belongs at
+  // the end of the previous line: point there, not at the next statement.
+  bool atLineEnd = tok().newlineBefore && pos > 0;
+  llvm::SMLoc loc = atLineEnd ? tokens[pos - 1].getEndLoc() : tok().getLoc();
+  std::string found = atLineEnd && !tok().is(TokenKind::eof) ? "end of line"
+                                                              : describe(tok());
+  diags.error(loc, "expected " + what + ", found " + found);
+}
+
 bool Parser::expect(TokenKind kind, llvm::StringRef context) {
   if (consumeIf(kind))
     return true;
-  errorAtToken("expected " + getTokenKindName(kind) + " " + context +
-               ", found " + describe(tok()));
+  errorExpected(getTokenKindName(kind) + " " + context);
   return false;
+}
+
+bool Parser::tooDeep() {
+  if (treeDepth <= kMaxDepth)
+    return false;
+  if (!reportedTooDeep && !tok().is(TokenKind::error))
+    diags.error(tok().getLoc(), "expressions and blocks nest too deeply here "
+                                "(more than " + llvm::Twine(kMaxDepth) +
+                                    " levels)");
+  reportedTooDeep = true;
+  return true;
 }
 
 void Parser::skipToStatementEnd() {
@@ -135,8 +159,7 @@ std::unique_ptr<FunctionDecl> Parser::parseFunction() {
       return nullptr;
   }
   if (!tok().is(TokenKind::l_brace)) {
-    errorAtToken("expected '{' to begin the body of '" + fn->name +
-                 "', found " + describe(tok()));
+    errorExpected("'{' to begin the body of '" + fn->name + "'");
     return nullptr;
   }
   if (!parseBlock(fn->body))
@@ -163,8 +186,7 @@ static ElemKind elemKindOf(TokenKind k) {
 bool Parser::parseType(TypeSpec &spec) {
   spec.loc = tok().getLoc();
   if (!tok().isScalarTypeKeyword()) {
-    errorAtToken("expected a type (f16, bf16, f32, f64, i1, i32, i64, u64), "
-                 "found " + describe(tok()));
+    errorExpected("a type (f16, bf16, f32, f64, i1, i32, i64, u64)");
     return false;
   }
   ElemKind elem = elemKindOf(tok().kind);
@@ -193,8 +215,7 @@ bool Parser::parseTypeAfterElem(TypeSpec &spec, ElemKind elem) {
     } else if (tok().is(TokenKind::question)) {
       dims.push_back(Dim::getDynamic(loc));
     } else {
-      errorAtToken("expected a dimension (an integer, a name or '?'), found " +
-                   describe(tok()));
+      errorExpected("a dimension (an integer, a name or '?')");
       return false;
     }
     consume();
@@ -211,6 +232,9 @@ bool Parser::parseTypeAfterElem(TypeSpec &spec, ElemKind elem) {
 
 // block ::= '{' statement* '}'
 bool Parser::parseBlock(StmtList &body) {
+  llvm::SaveAndRestore<unsigned> level(treeDepth, treeDepth + 1);
+  if (tooDeep())
+    return false;
   llvm::SMLoc open = tok().getLoc();
   if (!expect(TokenKind::l_brace, "to begin a block"))
     return false;
@@ -218,7 +242,7 @@ bool Parser::parseBlock(StmtList &body) {
   nesting = 0;
   while (!tok().is(TokenKind::r_brace)) {
     if (tok().is(TokenKind::eof)) {
-      errorAtToken("expected '}' to close the block");
+      errorExpected("'}' to close the block");
       diags.note(open, "the block begins here");
       nesting = savedNesting;
       return false;
@@ -398,6 +422,9 @@ ExprPtr Parser::parseTernary() {
   ExprPtr cond = parseBinary(1);
   if (!cond || !tok().is(TokenKind::question))
     return cond;
+  llvm::SaveAndRestore<unsigned> level(treeDepth, treeDepth + 1);
+  if (tooDeep())
+    return nullptr;
   llvm::SMLoc loc = tok().getLoc();
   consume();
   ++nesting;
@@ -436,6 +463,7 @@ static int precedenceOf(TokenKind k, BinaryOp &op) {
 // are left-associative. Precedence, loosest first: || && (== !=)
 // (< <= > >=) (+ -) (* / % @).
 ExprPtr Parser::parseBinary(int minPrec) {
+  llvm::SaveAndRestore<unsigned> level(treeDepth);
   ExprPtr lhs = parseUnary();
   while (lhs) {
     BinaryOp op;
@@ -446,6 +474,9 @@ ExprPtr Parser::parseBinary(int minPrec) {
     if (tok().is(TokenKind::minus) && tok().newlineBefore && nesting == 0)
       return lhs;
     llvm::SMLoc loc = tok().getLoc();
+    ++treeDepth;
+    if (tooDeep())
+      return nullptr;
     consume();
     ExprPtr rhs = parseBinary(prec + 1);
     if (!rhs)
@@ -457,6 +488,9 @@ ExprPtr Parser::parseBinary(int minPrec) {
 
 // unary ::= ('-' | '!') unary | postfix
 ExprPtr Parser::parseUnary() {
+  llvm::SaveAndRestore<unsigned> level(treeDepth, treeDepth + 1);
+  if (tooDeep())
+    return nullptr;
   llvm::SMLoc loc = tok().getLoc();
   if (consumeIf(TokenKind::minus)) {
     ExprPtr operand = parseUnary();
@@ -475,9 +509,13 @@ ExprPtr Parser::parseUnary() {
 
 // postfix ::= primary ('[' expr (',' expr)* ']')*
 ExprPtr Parser::parsePostfix() {
+  llvm::SaveAndRestore<unsigned> level(treeDepth);
   ExprPtr base = parsePrimary();
   while (base && tok().is(TokenKind::l_square) &&
          !(tok().newlineBefore && nesting == 0)) {
+    ++treeDepth;
+    if (tooDeep())
+      return nullptr;
     auto index = std::make_unique<IndexExpr>(tok().getLoc(), std::move(base));
     consume();
     ++nesting;
@@ -606,8 +644,7 @@ ExprPtr Parser::parsePrimary() {
                                              tok().spelling.str());
       consume();
       if (!tok().is(TokenKind::l_paren)) {
-        errorAtToken("expected '(' to call '" + call->qualifiedName() +
-                     "', found " + describe(tok()));
+        errorExpected("'(' to call '" + call->qualifiedName() + "'");
         return nullptr;
       }
       return parseCallArgs(std::move(call));
@@ -628,7 +665,7 @@ ExprPtr Parser::parsePrimary() {
       return nullptr;
     return std::make_unique<TypeArgExpr>(loc, spec.type);
   }
-  errorAtToken("expected an expression, found " + describe(t));
+  errorExpected("an expression");
   return nullptr;
 }
 
@@ -735,8 +772,7 @@ ExprPtr Parser::parseParallelFor() {
     else if (tok().is(TokenKind::identifier) && tok().spelling == "min")
       pf->reduce = LoopReduce::Min;
     else {
-      errorAtToken("expected a reduction operator (+, *, max or min), found " +
-                   describe(tok()));
+      errorExpected("a reduction operator (+, *, max or min)");
       return nullptr;
     }
     consume();

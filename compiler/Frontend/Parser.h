@@ -65,6 +65,8 @@ private:
   }
   bool expect(TokenKind kind, llvm::StringRef context);
   void errorAtToken(const llvm::Twine &msg);
+  /// Reports "expected WHAT, found <token>".
+  void errorExpected(const llvm::Twine &what);
   void skipToStatementEnd();
   void skipToDeclaration();
 
@@ -73,6 +75,15 @@ private:
   size_t pos = 0;
   /// >0 inside (), [] of expressions, where newlines never end a statement.
   int nesting = 0;
+  /// How deeply the expressions and blocks being parsed nest (each operator
+  /// of a chain counts as a level, as it does in the tree). Later phases
+  /// recurse over the tree, so the parser bounds it instead of overflowing
+  /// the stack.
+  unsigned treeDepth = 0;
+  bool reportedTooDeep = false;
+  static constexpr unsigned kMaxDepth = 500;
+  /// Enters one more level; reports the first time the limit is passed.
+  bool tooDeep();
 };
 
 /// Lexes and parses one buffer of `diags`' SourceMgr.

@@ -11,6 +11,7 @@
 #include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/ADT/StringSwitch.h"
+#include "llvm/Support/SaveAndRestore.h"
 
 using namespace tdsl;
 using llvm::SMLoc;
@@ -110,7 +111,7 @@ private:
   bool coerce(Expr &e, ElemKind target, StringRef what);
 
   // Literal typing.
-  void settle(Expr &e, ElemKind kind);
+  void settle(Expr &e, ElemKind kind, bool negated = false);
   void settleDefault(Expr &e) { settle(e, defaultKind(e.type.elem)); }
 
   // Scopes.
@@ -129,6 +130,8 @@ private:
   std::vector<llvm::StringMap<VarInfo>> scopes;
   std::vector<ControlFrame> controlFrames;
   unsigned parallelDepth = 0;
+  /// How many tensor literals enclose the one being checked.
+  unsigned tensorLitDepth = 0;
   /// Index variables of the enclosing index-notation definitions/reductions.
   llvm::StringMap<IndexInfo> indexInfo;
 };
@@ -269,8 +272,11 @@ void Checker::checkFunction(FunctionDecl &fn) {
     declare(p.name, info, false);
   }
   checkBlock(fn.body, /*isFunctionBody=*/true, false, nullptr);
-  if (fn.hasResult &&
-      (fn.body.empty() || !llvm::isa<ReturnStmt>(fn.body.back().get())))
+  // A 'return' followed by more code was reported as unreachable code.
+  bool hasReturn = llvm::any_of(fn.body, [](const std::unique_ptr<Stmt> &s) {
+    return llvm::isa<ReturnStmt>(s.get());
+  });
+  if (fn.hasResult && !hasReturn)
     diags.error(fn.loc, "function '" + fn.name +
                             "' must end with 'return' of a value of type " +
                             fn.result.type.str());
@@ -284,6 +290,9 @@ void Checker::checkFunction(FunctionDecl &fn) {
 
 void Checker::checkBlock(StmtList &body, bool isFunctionBody,
                          bool isParallelBody, Type *yieldType) {
+  // A misplaced 'return' or 'yield' in a parallel body was already reported;
+  // do not also report the missing final 'yield'.
+  bool reportedMisplaced = false;
   for (size_t i = 0; i < body.size(); ++i) {
     Stmt &s = *body[i];
     bool last = i + 1 == body.size();
@@ -293,6 +302,7 @@ void Checker::checkBlock(StmtList &body, bool isFunctionBody,
                                ? "'return' inside a parallel loop; use 'yield'"
                                : "'return' is only allowed at the end of a "
                                  "function body");
+        reportedMisplaced |= isParallelBody;
         continue;
       }
       if (!last) {
@@ -335,6 +345,7 @@ void Checker::checkBlock(StmtList &body, bool isFunctionBody,
                                  "parallel loop body"
                                : "'yield' outside of a 'parallel for' body");
         check(*y->value);
+        reportedMisplaced |= isParallelBody;
         continue;
       }
       Type t = check(*y->value);
@@ -348,7 +359,7 @@ void Checker::checkBlock(StmtList &body, bool isFunctionBody,
   }
   if (isParallelBody && (body.empty() || !llvm::isa<YieldStmt>(body.back().get())))
     if (yieldType)
-      yieldType->elem = ElemKind::Void;
+      yieldType->elem = reportedMisplaced ? ElemKind::Error : ElemKind::Void;
 }
 
 void Checker::checkStmt(Stmt &stmt) {
@@ -422,23 +433,26 @@ void Checker::bind(StringRef name, const Type &type, SMLoc loc) {
 }
 
 void Checker::checkLet(LetStmt &let) {
-  Type t = check(*let.value);
-  if (t.isError()) {
-    bind(let.name, t, let.loc);
+  // After an error the name is still bound, with the error type, so that its
+  // uses do not report it as undeclared.
+  auto bindError = [&] {
+    bind(let.name, Type::error(), let.loc);
     if (VarInfo *v = lookup(let.name))
       v->used = true;
-    return;
-  }
+  };
+  Type t = check(*let.value);
+  if (t.isError())
+    return bindError();
   if (t.isVoid() || t.elem == ElemKind::String) {
     diags.error(let.value->loc, "cannot bind '" + let.name + "' to " +
                                     (t.isVoid() ? "an expression with no value"
                                                 : "a string"));
-    return;
+    return bindError();
   }
   if (let.hasAnnotation) {
     const Type &want = let.annotation.type;
     if (isLiteralKind(t.elem) && !coerce(*let.value, want.elem, "binding"))
-      return;
+      return bindError();
     t = let.value->type;
     bool ok = t.elem == want.elem && t.isTensor == want.isTensor &&
               t.rank() == want.rank();
@@ -449,7 +463,7 @@ void Checker::checkLet(LetStmt &let) {
                                       want.str() + " but its value has type " +
                                       t.str());
       diags.note(let.annotation.loc, "type declared here");
-      return;
+      return bindError();
     }
   } else {
     settleDefault(*let.value);
@@ -523,14 +537,27 @@ bool Checker::coerce(Expr &e, ElemKind target, StringRef what) {
   return true;
 }
 
-void Checker::settle(Expr &e, ElemKind kind) {
+void Checker::settle(Expr &e, ElemKind kind, bool negated) {
   if (!isLiteralKind(e.type.elem))
     return;
   e.type.elem = kind;
   switch (e.kind) {
-  case Expr::Unary:
-    settle(*llvm::cast<UnaryExpr>(e).operand, kind);
+  case Expr::IntLit: {
+    // A negated literal may be one more than the maximum: -2147483648.
+    uint64_t v = llvm::cast<IntLitExpr>(e).value;
+    uint64_t max = kind == ElemKind::I32   ? (uint64_t(1) << 31) - !negated
+                   : kind == ElemKind::I64 ? (uint64_t(1) << 63) - !negated
+                                           : UINT64_MAX;
+    if (v > max)
+      diags.error(e.loc, "integer literal " + Twine(v) + " does not fit in " +
+                             getElemKindName(kind));
     break;
+  }
+  case Expr::Unary: {
+    auto &u = llvm::cast<UnaryExpr>(e);
+    settle(*u.operand, kind, u.op == UnaryOp::Neg && !negated);
+    break;
+  }
   case Expr::Binary: {
     auto &b = llvm::cast<BinaryExpr>(e);
     settle(*b.lhs, kind);
@@ -543,6 +570,10 @@ void Checker::settle(Expr &e, ElemKind kind) {
     settle(*t.elseExpr, kind);
     break;
   }
+  case Expr::TensorLit:
+    for (auto &el : llvm::cast<TensorLitExpr>(e).elements)
+      settle(*el, kind);
+    break;
   default:
     break;
   }
@@ -785,6 +816,14 @@ Type Checker::checkVarRef(VarRefExpr &e) {
     return Type::error();
   }
   v->used = true;
+  // Index variables in scope but not in indexInfo are those of an index
+  // expression around a 'parallel for'.
+  if (v->kind == VarKind::IndexVar && !indexInfo.count(e.name)) {
+    diags.error(e.loc, "index variable '" + e.name + "' cannot be used inside "
+                       "a 'parallel for'");
+    diags.note(v->loc, "'" + e.name + "' is declared here");
+    return Type::error();
+  }
   e.varKind = v->kind;
   return v->type;
 }
@@ -958,7 +997,11 @@ Type Checker::checkTernary(TernaryExpr &e) {
 }
 
 Type Checker::checkTensorLit(TensorLitExpr &e) {
-  // Elements are numeric constants or nested literals of equal shape.
+  // Elements are numeric constants or nested literals of equal shape. Nested
+  // literals keep the literal element kinds, so that [[1, 2], [3.5, 4]] is
+  // one f32 tensor; the outermost literal settles them.
+  bool outermost = tensorLitDepth == 0;
+  llvm::SaveAndRestore<unsigned> depth(tensorLitDepth, tensorLitDepth + 1);
   llvm::SmallVector<Dim, 4> inner;
   bool innerTensor = false;
   ElemKind elem = ElemKind::Error;
@@ -970,6 +1013,9 @@ Type Checker::checkTensorLit(TensorLitExpr &e) {
         scalar = neg->operand.get();
     bool isConst = llvm::isa<IntLitExpr, FloatLitExpr, BoolLitExpr>(scalar);
     if (!isConst && !llvm::isa<TensorLitExpr>(&el)) {
+      // Check it anyway: its names count as used, and its own errors win.
+      if (check(el).isError())
+        return Type::error();
       diags.error(el.loc, "tensor literal elements must be numeric constants "
                           "or nested tensor literals");
       return Type::error();
@@ -1002,9 +1048,11 @@ Type Checker::checkTensorLit(TensorLitExpr &e) {
       }
     }
   }
-  elem = defaultKind(elem);
-  for (auto &el : e.elements)
-    settle(*el, elem);
+  if (outermost) {
+    elem = defaultKind(elem);
+    for (auto &el : e.elements)
+      settle(*el, elem);
+  }
   llvm::SmallVector<Dim, 4> dims;
   dims.push_back(Dim::getStatic(e.elements.size(), e.loc));
   dims.append(inner.begin(), inner.end());
@@ -1014,6 +1062,10 @@ Type Checker::checkTensorLit(TensorLitExpr &e) {
 Type Checker::checkParallelFor(ParallelForExpr &e) {
   bool ok = true;
   llvm::SmallVector<Dim, 4> dims;
+  // Index notation does not reach into a loop, its bounds included: the loop
+  // is built outside the op of any enclosing index expression.
+  llvm::StringMap<IndexInfo> savedIndex = std::move(indexInfo);
+  indexInfo.clear();
   for (LoopRange &r : e.ranges) {
     ok &= checkRangeBound(*r.lower);
     ok &= checkRangeBound(*r.upper);
@@ -1033,9 +1085,6 @@ Type Checker::checkParallelFor(ParallelForExpr &e) {
     declare(r.var.name, info, true);
   }
   ++parallelDepth;
-  // Index notation does not reach into a loop body.
-  llvm::StringMap<IndexInfo> savedIndex = std::move(indexInfo);
-  indexInfo.clear();
   Type yieldType = Type::error();
   checkBlock(e.body, false, true, &yieldType);
   indexInfo = std::move(savedIndex);
@@ -1080,7 +1129,7 @@ Type Checker::checkCall(CallExpr &e) {
     bool known = importedModules.count(e.module) || e.module == currentModule;
     if (!known) {
       if (VarInfo *v = lookup(e.module)) {
-        (void)v;
+        v->used = true;
         diags.error(e.loc, "'" + e.module + "' is a value, not a module; "
                            "fields and methods are not supported");
       } else {
@@ -1104,6 +1153,7 @@ Type Checker::checkCall(CallExpr &e) {
   if (isBuiltinFunction(e.callee))
     return checkBuiltin(e);
   if (VarInfo *v = lookup(e.callee)) {
+    v->used = true;
     diags.error(e.loc, "'" + e.callee + "' is a variable of type " +
                            v->type.str() + ", not a function");
     return Type::error();
@@ -1121,7 +1171,8 @@ Type Checker::checkUserCall(CallExpr &e, FunctionDecl &fn) {
     diags.error(e.loc, "'" + fn.qualifiedName() + "' takes " +
                            Twine(fn.params.size()) + " argument" +
                            (fn.params.size() == 1 ? "" : "s") + " but " +
-                           Twine(e.args.size()) + " were given");
+                           Twine(e.args.size()) +
+                           (e.args.size() == 1 ? " was given" : " were given"));
     diags.note(fn.loc, "'" + fn.qualifiedName() + "' is declared here");
     return Type::error();
   }
@@ -1218,6 +1269,11 @@ bool Checker::resolveTypeArg(Type &t, SMLoc loc, bool allowDynamic) {
     v->used = true;
     if (v->kind == VarKind::DimSymbol)
       continue; // stays symbolic
+    if (v->kind == VarKind::IndexVar) {
+      diags.error(d.origin, "index variable '" + d.symbol +
+                                "' cannot be the size of a dimension");
+      return false;
+    }
     if (v->type.isTensor || !isIntKind(v->type.elem)) {
       diags.error(d.origin, "dimension '" + d.symbol +
                                 "' must be an integer scalar, not " +
@@ -1234,6 +1290,8 @@ bool Checker::resolveTypeArg(Type &t, SMLoc loc, bool allowDynamic) {
 Type Checker::checkBuiltin(CallExpr &e) {
   StringRef name = e.callee;
   std::vector<Type> types;
+  // Every argument is checked, so that each one's errors are reported.
+  bool argError = false;
   for (CallArg &a : e.args) {
     if (llvm::isa<TypeArgExpr>(a.value.get()) || llvm::isa<StringLitExpr>(a.value.get())) {
       types.push_back(a.value->kind == Expr::StringLit
@@ -1243,16 +1301,18 @@ Type Checker::checkBuiltin(CallExpr &e) {
       continue;
     }
     types.push_back(check(*a.value));
-    if (types.back().isError())
-      return Type::error();
+    argError |= types.back().isError();
   }
+  if (argError)
+    return Type::error();
   auto arity = [&](size_t lo, size_t hi) {
     if (e.args.size() >= lo && e.args.size() <= hi)
       return true;
     diags.error(e.loc, "'" + name + "' takes " +
                            (lo == hi ? Twine(lo) : Twine(lo) + " to " + Twine(hi)) +
                            " argument" + (hi == 1 ? "" : "s") + " but " +
-                           Twine(e.args.size()) + " were given");
+                           Twine(e.args.size()) +
+                           (e.args.size() == 1 ? " was given" : " were given"));
     return false;
   };
   auto isTypeArg = [&](size_t i) {
@@ -1311,7 +1371,8 @@ Type Checker::checkBuiltin(CallExpr &e) {
     return broadcast(a.type, b.type, elem, e.loc, "'" + name.str() + "'");
   }
   if (name == "sum" || name == "max" || name == "min") {
-    if (!arity(1, 2) || !valueArg(0, "a tensor"))
+    // Two-argument max/min are element-wise (above); sum takes one tensor.
+    if (!arity(1, name == "sum" ? 1 : 2) || !valueArg(0, "a tensor"))
       return Type::error();
     Expr &a = *e.args[0].value;
     if (!a.type.isTensor || !isNumericKind(a.type.elem)) {

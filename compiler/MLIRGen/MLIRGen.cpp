@@ -189,8 +189,8 @@ mlir::Value Generator::castTo(mlir::Value v, mlir::Type to, mlir::Location l) {
   auto fromT = mlir::dyn_cast<mlir::RankedTensorType>(v.getType());
   auto toT = mlir::dyn_cast<mlir::RankedTensorType>(to);
   if (fromT && toT && fromT.getElementType() == toT.getElementType())
-    return builder.create<mlir::tensor::CastOp>(l, to, v);
-  return builder.create<t::CastOp>(l, to, v);
+    return mlir::tensor::CastOp::create(builder, l, to, v);
+  return t::CastOp::create(builder, l, to, v);
 }
 
 //===----------------------------------------------------------------------===//
@@ -207,8 +207,9 @@ void Generator::genFunction(FunctionDecl &fn) {
     resultTypes.push_back(toMLIR(fn.result.type));
   mlir::Location l = loc(fn.loc);
   builder.setInsertionPointToEnd(module.getBody());
-  auto func = builder.create<mlir::func::FuncOp>(
-      l, fn.qualifiedName(), builder.getFunctionType(argTypes, resultTypes));
+  auto func = mlir::func::FuncOp::create(
+      builder, l, fn.qualifiedName(),
+      builder.getFunctionType(argTypes, resultTypes));
   if (fn.name != "main" || !fn.module.empty())
     func.setPrivate();
   mlir::Block *entry = func.addEntryBlock();
@@ -227,24 +228,24 @@ void Generator::genFunction(FunctionDecl &fn) {
         continue;
       mlir::Location dl = loc(dim.origin);
       mlir::Value size =
-          builder.create<mlir::tensor::DimOp>(dl, entry->getArgument(i), d);
+          mlir::tensor::DimOp::create(builder, dl, entry->getArgument(i), d);
       auto it = env.find(dim.symbol);
       if (it == env.end()) {
         env[dim.symbol] = toI64(size, dl);
         continue;
       }
       mlir::Value first = toIndex(it->second, dl);
-      mlir::Value same = builder.create<mlir::arith::CmpIOp>(
-          dl, mlir::arith::CmpIPredicate::eq, first, size);
-      builder.create<mlir::cf::AssertOp>(
-          dl, same,
+      mlir::Value same = mlir::arith::CmpIOp::create(
+          builder, dl, mlir::arith::CmpIPredicate::eq, first, size);
+      mlir::cf::AssertOp::create(
+          builder, dl, same,
           "shape mismatch in call to '" + fn.qualifiedName() + "': dimension '" +
               dim.symbol + "' differs between arguments");
     }
   }
   genBlock(fn.body, env);
   if (!fn.hasResult)
-    builder.create<mlir::func::ReturnOp>(l);
+    mlir::func::ReturnOp::create(builder, l);
   currentFn = nullptr;
 }
 
@@ -285,14 +286,14 @@ bool Generator::genStmt(Stmt &s, Env &env) {
     auto &ret = llvm::cast<ReturnStmt>(s);
     mlir::Location l = loc(s.loc);
     if (!ret.value) {
-      builder.create<mlir::func::ReturnOp>(l);
+      mlir::func::ReturnOp::create(builder, l);
       return true;
     }
     mlir::Value v = gen(*ret.value, env);
     if (!v)
       return false;
     v = castTo(v, toMLIR(currentFn->result.type), l);
-    builder.create<mlir::func::ReturnOp>(l, v);
+    mlir::func::ReturnOp::create(builder, l, v);
     return true;
   }
   case Stmt::For:
@@ -315,11 +316,11 @@ bool Generator::genFor(ForStmt &f, Env &env) {
     return false;
   lo = toIndex(lo, l);
   hi = toIndex(hi, l);
-  mlir::Value step = builder.create<mlir::arith::ConstantIndexOp>(l, 1);
+  mlir::Value step = mlir::arith::ConstantIndexOp::create(builder, l, 1);
   llvm::SmallVector<mlir::Value> init;
   for (const std::string &n : f.carried)
     init.push_back(env.lookup(n));
-  auto loop = builder.create<mlir::scf::ForOp>(l, lo, hi, step, init);
+  auto loop = mlir::scf::ForOp::create(builder, l, lo, hi, step, init);
   mlir::OpBuilder::InsertionGuard guard(builder);
   builder.setInsertionPointToStart(loop.getBody());
   Env inner = env;
@@ -336,7 +337,7 @@ bool Generator::genFor(ForStmt &f, Env &env) {
   if (!body->empty() && body->back().hasTrait<mlir::OpTrait::IsTerminator>())
     body->back().erase();
   builder.setInsertionPointToEnd(body);
-  builder.create<mlir::scf::YieldOp>(l, yielded);
+  mlir::scf::YieldOp::create(builder, l, yielded);
   for (unsigned i = 0; i < f.carried.size(); ++i)
     env[f.carried[i]] = loop.getResult(i);
   return true;
@@ -350,8 +351,8 @@ bool Generator::genIf(IfStmt &s, Env &env) {
   llvm::SmallVector<mlir::Type> types;
   for (const std::string &n : s.carried)
     types.push_back(env.lookup(n).getType());
-  auto ifOp = builder.create<mlir::scf::IfOp>(l, types, cond,
-                                              /*withElseRegion=*/true);
+  auto ifOp = mlir::scf::IfOp::create(builder, l, types, cond,
+                                      /*withElseRegion=*/true);
   for (int branch = 0; branch < 2; ++branch) {
     mlir::Block *block = branch == 0 ? &ifOp.getThenRegion().front()
                                      : &ifOp.getElseRegion().front();
@@ -365,7 +366,7 @@ bool Generator::genIf(IfStmt &s, Env &env) {
     llvm::SmallVector<mlir::Value> yielded;
     for (const std::string &n : s.carried)
       yielded.push_back(inner.lookup(n));
-    builder.create<mlir::scf::YieldOp>(l, yielded);
+    mlir::scf::YieldOp::create(builder, l, yielded);
   }
   for (unsigned i = 0; i < s.carried.size(); ++i)
     env[s.carried[i]] = ifOp.getResult(i);
@@ -401,8 +402,9 @@ mlir::Value Generator::gen(Expr &e, Env &env) {
         auto &dims = (*it)->dims;
         auto pos = llvm::find(dims, ref.name);
         if (pos != dims.end()) {
-          mlir::Value idx = builder.create<t::IndexOp>(
-              l, builder.getIndexType(), (int64_t)(pos - dims.begin()));
+          mlir::Value idx =
+              t::IndexOp::create(builder, l, builder.getIndexType(),
+                                 (int64_t)(pos - dims.begin()));
           return toI64(idx, l);
         }
       }
@@ -418,8 +420,8 @@ mlir::Value Generator::gen(Expr &e, Env &env) {
     if (!v)
       return nullptr;
     if (u.op == UnaryOp::Neg)
-      return builder.create<t::NegOp>(l, toMLIR(e.type), v);
-    return builder.create<t::NotOp>(l, toMLIR(e.type), v);
+      return t::NegOp::create(builder, l, toMLIR(e.type), v);
+    return t::NotOp::create(builder, l, toMLIR(e.type), v);
   }
   case Expr::Binary:
     return genBinary(llvm::cast<BinaryExpr>(e), env);
@@ -430,7 +432,7 @@ mlir::Value Generator::gen(Expr &e, Env &env) {
     mlir::Value b = gen(*te.elseExpr, env);
     if (!c || !a || !b)
       return nullptr;
-    return builder.create<t::SelectOp>(l, toMLIR(e.type), c, a, b);
+    return t::SelectOp::create(builder, l, toMLIR(e.type), c, a, b);
   }
   case Expr::Call:
     return genCall(llvm::cast<CallExpr>(e), env);
@@ -457,10 +459,13 @@ mlir::Value Generator::genConstant(Expr &e) {
   else if (auto *i = llvm::dyn_cast<IntLitExpr>(&e))
     attr = mlir::isa<mlir::FloatType>(type)
                ? (mlir::TypedAttr)mlir::FloatAttr::get(type, (double)i->value)
-               : mlir::IntegerAttr::get(type, llvm::APInt(64, i->value));
+               : mlir::IntegerAttr::get(
+                     type, llvm::APInt(type.getIntOrFloatBitWidth(), i->value,
+                                       /*isSigned=*/false,
+                                       /*implicitTrunc=*/true));
   else
     attr = mlir::FloatAttr::get(type, llvm::cast<FloatLitExpr>(e).value);
-  return builder.create<t::ConstantOp>(l, attr);
+  return t::ConstantOp::create(builder, l, attr);
 }
 
 mlir::Value Generator::genBinary(BinaryExpr &e, Env &env) {
@@ -471,17 +476,17 @@ mlir::Value Generator::genBinary(BinaryExpr &e, Env &env) {
     return nullptr;
   mlir::Type rt = toMLIR(e.type);
   auto cmp = [&](t::CmpPredicate p) -> mlir::Value {
-    return builder.create<t::CmpOp>(l, rt, p, a, b);
+    return t::CmpOp::create(builder, l, rt, p, a, b);
   };
   switch (e.op) {
-  case BinaryOp::Add: return builder.create<t::AddOp>(l, rt, a, b);
-  case BinaryOp::Sub: return builder.create<t::SubOp>(l, rt, a, b);
-  case BinaryOp::Mul: return builder.create<t::MulOp>(l, rt, a, b);
-  case BinaryOp::Div: return builder.create<t::DivOp>(l, rt, a, b);
-  case BinaryOp::Rem: return builder.create<t::RemOp>(l, rt, a, b);
-  case BinaryOp::And: return builder.create<t::AndOp>(l, rt, a, b);
-  case BinaryOp::Or: return builder.create<t::OrOp>(l, rt, a, b);
-  case BinaryOp::MatMul: return builder.create<t::MatmulOp>(l, rt, a, b);
+  case BinaryOp::Add: return t::AddOp::create(builder, l, rt, a, b);
+  case BinaryOp::Sub: return t::SubOp::create(builder, l, rt, a, b);
+  case BinaryOp::Mul: return t::MulOp::create(builder, l, rt, a, b);
+  case BinaryOp::Div: return t::DivOp::create(builder, l, rt, a, b);
+  case BinaryOp::Rem: return t::RemOp::create(builder, l, rt, a, b);
+  case BinaryOp::And: return t::AndOp::create(builder, l, rt, a, b);
+  case BinaryOp::Or: return t::OrOp::create(builder, l, rt, a, b);
+  case BinaryOp::MatMul: return t::MatmulOp::create(builder, l, rt, a, b);
   case BinaryOp::Eq: return cmp(t::CmpPredicate::eq);
   case BinaryOp::Ne: return cmp(t::CmpPredicate::ne);
   case BinaryOp::Lt: return cmp(t::CmpPredicate::lt);
@@ -504,7 +509,7 @@ mlir::Value Generator::genSubscript(IndexExpr &e, Env &env) {
       return nullptr;
     idx.push_back(toIndex(v, l));
   }
-  return builder.create<mlir::tensor::ExtractOp>(l, base, idx);
+  return mlir::tensor::ExtractOp::create(builder, l, base, idx);
 }
 
 static void flattenLiteral(const Expr &e, llvm::SmallVectorImpl<const Expr *> &out) {
@@ -543,8 +548,8 @@ mlir::Value Generator::genTensorLit(TensorLitExpr &e) {
           et, llvm::APInt(et.getIntOrFloatBitWidth(), neg ? -(int64_t)i : i,
                           /*isSigned=*/true, /*implicitTrunc=*/true)));
   }
-  return builder.create<t::ConstantOp>(
-      loc(e.loc), mlir::DenseElementsAttr::get(type, values));
+  return t::ConstantOp::create(
+      builder, loc(e.loc), mlir::DenseElementsAttr::get(type, values));
 }
 
 mlir::Value Generator::genParallelFor(ParallelForExpr &e, Env &env) {
@@ -565,7 +570,8 @@ mlir::Value Generator::genParallelFor(ParallelForExpr &e, Env &env) {
   case LoopReduce::Max: kind = t::ReduceKind::max; break;
   case LoopReduce::Min: kind = t::ReduceKind::min; break;
   }
-  auto op = builder.create<t::ParallelForOp>(l, toMLIR(e.type), lbs, ubs, kind);
+  auto op =
+      t::ParallelForOp::create(builder, l, toMLIR(e.type), lbs, ubs, kind);
   mlir::OpBuilder::InsertionGuard guard(builder);
   mlir::Block *body = &op.getRegion().front();
   builder.setInsertionPointToStart(body);
@@ -582,7 +588,7 @@ mlir::Value Generator::genParallelFor(ParallelForExpr &e, Env &env) {
     auto *yield = llvm::cast<YieldStmt>(e.body.back().get());
     y = gen(*yield->value, inner);
     if (y)
-      builder.create<t::YieldOp>(loc(yield->loc), y);
+      t::YieldOp::create(builder, loc(yield->loc), y);
   }
   indexFrames.swap(saved);
   if (!y)
@@ -614,8 +620,8 @@ mlir::Value Generator::genCall(CallExpr &e, Env &env) {
   llvm::SmallVector<mlir::Type> results;
   if (fn.hasResult)
     results.push_back(toMLIR(fn.result.type));
-  auto call = builder.create<mlir::func::CallOp>(l, fn.qualifiedName(), results,
-                                                 args);
+  auto call = mlir::func::CallOp::create(builder, l, fn.qualifiedName(),
+                                         results, args);
   if (!fn.hasResult)
     return call.getOperation()->getNumResults() ? nullptr : mlir::Value();
   return castTo(call.getResult(0), toMLIR(e.type), l);
@@ -640,18 +646,18 @@ mlir::Value Generator::genBuiltin(CallExpr &e, Env &env) {
           pending += " ";
           continue;
         }
-        auto op = builder.create<t::PrintOp>(l, mlir::Value(),
-                                             builder.getStringAttr(pending),
-                                             false);
+        auto op = t::PrintOp::create(builder, l, mlir::Value(),
+                                     builder.getStringAttr(pending), false);
         (void)op;
         return {};
       }
       mlir::Value v = arg(i);
       if (!v)
         return nullptr;
-      builder.create<t::PrintOp>(
-          l, v, pending.empty() ? mlir::StringAttr() : builder.getStringAttr(pending),
-          !last);
+      t::PrintOp::create(builder, l, v,
+                         pending.empty() ? mlir::StringAttr()
+                                         : builder.getStringAttr(pending),
+                         !last);
       pending = " ";
     }
     return {};
@@ -660,13 +666,14 @@ mlir::Value Generator::genBuiltin(CallExpr &e, Env &env) {
     mlir::Value v = arg(1);
     if (!v)
       return nullptr;
-    builder.create<t::SaveOp>(
-        l, v, llvm::cast<StringLitExpr>(e.args[0].value.get())->value);
+    t::SaveOp::create(builder, l, v,
+                      llvm::cast<StringLitExpr>(e.args[0].value.get())->value);
     return {};
   }
   if (name == "load")
-    return builder.create<t::LoadOp>(
-        l, rt, llvm::cast<StringLitExpr>(e.args[0].value.get())->value);
+    return t::LoadOp::create(
+        builder, l, rt,
+        llvm::cast<StringLitExpr>(e.args[0].value.get())->value);
   if (name == "zeros" || name == "ones" || name == "full") {
     const Type &spec = typeArg(0);
     mlir::Value value;
@@ -675,26 +682,28 @@ mlir::Value Generator::genBuiltin(CallExpr &e, Env &env) {
     } else {
       mlir::Type et = elemType(spec.elem);
       int v = name == "ones" ? 1 : 0;
-      value = builder.create<t::ConstantOp>(
-          l, mlir::isa<mlir::FloatType>(et)
-                 ? (mlir::TypedAttr)builder.getFloatAttr(et, v)
-                 : builder.getIntegerAttr(et, v));
+      value = t::ConstantOp::create(
+          builder, l,
+          mlir::isa<mlir::FloatType>(et)
+              ? (mlir::TypedAttr)builder.getFloatAttr(et, v)
+              : builder.getIntegerAttr(et, v));
     }
     if (!value)
       return nullptr;
     if (!spec.isTensor)
       return value;
-    return builder.create<t::FillOp>(l, rt, value, dynamicSizes(spec, env, l));
+    return t::FillOp::create(builder, l, rt, value, dynamicSizes(spec, env, l));
   }
   if (name == "arange") {
     if (llvm::isa<TypeArgExpr>(e.args[0].value.get())) {
       auto sizes = dynamicSizes(typeArg(0), env, l);
-      return builder.create<t::ArangeOp>(l, rt, sizes.empty() ? mlir::Value() : sizes[0]);
+      return t::ArangeOp::create(builder, l, rt,
+                                 sizes.empty() ? mlir::Value() : sizes[0]);
     }
     if (e.type.shape[0].isStatic())
-      return builder.create<t::ArangeOp>(l, rt, mlir::Value());
+      return t::ArangeOp::create(builder, l, rt, mlir::Value());
     mlir::Value n = arg(0);
-    return n ? builder.create<t::ArangeOp>(l, rt, toIndex(n, l)) : nullptr;
+    return n ? t::ArangeOp::create(builder, l, rt, toIndex(n, l)) : nullptr;
   }
   if (name == "uniform" || name == "normal") {
     t::Distribution dist = name == "uniform" ? t::Distribution::uniform
@@ -706,20 +715,20 @@ mlir::Value Generator::genBuiltin(CallExpr &e, Env &env) {
     if (!seed.getType().isInteger(64))
       seed = castTo(seed, builder.getI64Type(), l);
     if (e.type.isTensor)
-      return builder.create<t::RandomTensorOp>(
-          l, rt, dist, seed, dynamicSizes(typeArg(0), env, l));
+      return t::RandomTensorOp::create(
+          builder, l, rt, dist, seed, dynamicSizes(typeArg(0), env, l));
     mlir::Value ctr = arg(first + 1);
     if (!ctr)
       return nullptr;
     ctr = castTo(ctr, builder.getI64Type(), l);
-    return builder.create<t::RandomOp>(l, rt, dist, seed, ctr);
+    return t::RandomOp::create(builder, l, rt, dist, seed, ctr);
   }
   if (name == "dim") {
     mlir::Value v = arg(0);
     if (!v)
       return nullptr;
     auto axis = llvm::cast<IntLitExpr>(e.args[1].value.get())->value;
-    return toI64(builder.create<mlir::tensor::DimOp>(l, v, (int64_t)axis), l);
+    return toI64(mlir::tensor::DimOp::create(builder, l, v, (int64_t)axis), l);
   }
   // Conversions.
   if (isBuiltinFunction(name) && e.args.size() == 1 && mlir::isa<mlir::Type>(rt) &&
@@ -728,7 +737,7 @@ mlir::Value Generator::genBuiltin(CallExpr &e, Env &env) {
     mlir::Value v = arg(0);
     if (!v)
       return nullptr;
-    return v.getType() == rt ? v : builder.create<t::CastOp>(l, rt, v);
+    return v.getType() == rt ? v : t::CastOp::create(builder, l, rt, v);
   }
   // Whole-tensor reductions.
   if ((name == "sum" || name == "max" || name == "min") && e.args.size() == 1) {
@@ -743,13 +752,13 @@ mlir::Value Generator::genBuiltin(CallExpr &e, Env &env) {
     t::CombinerKind kind = name == "sum"   ? t::CombinerKind::sum
                            : name == "max" ? t::CombinerKind::max
                                            : t::CombinerKind::min;
-    auto op = builder.create<t::IndexGenOp>(l, rt, mlir::ValueRange{v},
-                                            llvm::ArrayRef<mlir::AffineMap>{in, out},
-                                            iters, kind);
+    auto op = t::IndexGenOp::create(builder, l, rt, mlir::ValueRange{v},
+                                    llvm::ArrayRef<mlir::AffineMap>{in, out},
+                                    iters, kind);
     mlir::OpBuilder::InsertionGuard guard(builder);
     mlir::Block *body = &op.getRegion().front();
     builder.setInsertionPointToEnd(body);
-    builder.create<t::YieldOp>(l, body->getArgument(0));
+    t::YieldOp::create(builder, l, body->getArgument(0));
     return op.getResult();
   }
   // Element-wise math.
@@ -761,20 +770,21 @@ mlir::Value Generator::genBuiltin(CallExpr &e, Env &env) {
   }
   if (vals.size() == 1) {
     mlir::Value x = vals[0];
-    if (name == "exp") return builder.create<t::ExpOp>(l, rt, x);
-    if (name == "log") return builder.create<t::LogOp>(l, rt, x);
-    if (name == "sqrt") return builder.create<t::SqrtOp>(l, rt, x);
-    if (name == "tanh") return builder.create<t::TanhOp>(l, rt, x);
-    if (name == "sin") return builder.create<t::SinOp>(l, rt, x);
-    if (name == "cos") return builder.create<t::CosOp>(l, rt, x);
-    if (name == "floor") return builder.create<t::FloorOp>(l, rt, x);
-    if (name == "ceil") return builder.create<t::CeilOp>(l, rt, x);
-    if (name == "sigmoid") return builder.create<t::SigmoidOp>(l, rt, x);
-    if (name == "abs") return builder.create<t::AbsOp>(l, rt, x);
+    if (name == "exp") return t::ExpOp::create(builder, l, rt, x);
+    if (name == "log") return t::LogOp::create(builder, l, rt, x);
+    if (name == "sqrt") return t::SqrtOp::create(builder, l, rt, x);
+    if (name == "tanh") return t::TanhOp::create(builder, l, rt, x);
+    if (name == "sin") return t::SinOp::create(builder, l, rt, x);
+    if (name == "cos") return t::CosOp::create(builder, l, rt, x);
+    if (name == "floor") return t::FloorOp::create(builder, l, rt, x);
+    if (name == "ceil") return t::CeilOp::create(builder, l, rt, x);
+    if (name == "sigmoid") return t::SigmoidOp::create(builder, l, rt, x);
+    if (name == "abs") return t::AbsOp::create(builder, l, rt, x);
   } else if (vals.size() == 2) {
-    if (name == "pow") return builder.create<t::PowOp>(l, rt, vals[0], vals[1]);
-    if (name == "max") return builder.create<t::MaxOp>(l, rt, vals[0], vals[1]);
-    if (name == "min") return builder.create<t::MinOp>(l, rt, vals[0], vals[1]);
+    mlir::Value a = vals[0], b = vals[1];
+    if (name == "pow") return t::PowOp::create(builder, l, rt, a, b);
+    if (name == "max") return t::MaxOp::create(builder, l, rt, a, b);
+    if (name == "min") return t::MinOp::create(builder, l, rt, a, b);
   }
   fail(e.loc, "internal error: no lowering for built-in '" + name + "'");
   return nullptr;
@@ -981,8 +991,8 @@ mlir::Value Generator::genIndexGen(llvm::ArrayRef<std::string> parallelDims,
     outResults.push_back(builder.getAffineDimExpr(d));
   maps.push_back(mlir::AffineMap::get(frame.dims.size(), 0, outResults, &ctx));
 
-  auto op = builder.create<t::IndexGenOp>(l, toMLIR(resultType), inputs, maps,
-                                          iters, combiner);
+  auto op = t::IndexGenOp::create(builder, l, toMLIR(resultType), inputs,
+                                  maps, iters, combiner);
   mlir::OpBuilder::InsertionGuard guard(builder);
   mlir::Block *block = &op.getRegion().front();
   builder.setInsertionPointToEnd(block);
@@ -993,6 +1003,6 @@ mlir::Value Generator::genIndexGen(llvm::ArrayRef<std::string> parallelDims,
   indexFrames.pop_back();
   if (!v)
     return nullptr;
-  builder.create<t::YieldOp>(l, v);
+  t::YieldOp::create(builder, l, v);
   return op.getResult();
 }

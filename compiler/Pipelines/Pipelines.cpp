@@ -28,7 +28,10 @@ static void addUpstream(OpPassManager &pm, llvm::StringRef pipeline) {
 
 void buildTDSLToLinalgPipeline(OpPassManager &pm) {
   pm.addPass(createConvertTDSLToLinalg());
-  addUpstream(pm, "canonicalize,cse,linalg-fuse-elementwise-ops,canonicalize,cse");
+  // Inlining first lets the callers' static shapes reach every op.
+  addUpstream(pm, "inline,symbol-dce,canonicalize,cse");
+  pm.addNestedPass<func::FuncOp>(createFuseElementwise());
+  addUpstream(pm, "canonicalize,cse");
 }
 
 void buildCPUTilingPipeline(OpPassManager &pm,
@@ -37,12 +40,16 @@ void buildCPUTilingPipeline(OpPassManager &pm,
     return;
   pm.addNestedPass<func::FuncOp>(createTileToForall());
   addUpstream(pm, "canonicalize,cse");
+  pm.addNestedPass<func::FuncOp>(createVectorize());
+  // Keeps vector accumulators in registers across reduction loops.
+  addUpstream(pm, "canonicalize,cse,loop-invariant-subset-hoisting,canonicalize,cse");
 }
 
 void buildCPUBufferizePipeline(OpPassManager &pm) {
   addUpstream(pm, "one-shot-bufferize{bufferize-function-boundaries "
                   "function-boundary-type-conversion=identity-layout-map},"
                   "canonicalize,buffer-deallocation-pipeline,canonicalize");
+  pm.addNestedPass<func::FuncOp>(createHoistVectorTransfers());
 }
 
 void buildCPUToLLVMPipeline(OpPassManager &pm,
@@ -52,7 +59,11 @@ void buildCPUToLLVMPipeline(OpPassManager &pm,
     addUpstream(pm, "scf-forall-to-for");
   else
     pm.addPass(createForallToTBB());
-  addUpstream(pm, "expand-strided-metadata,lower-affine,convert-scf-to-cf,"
+  addUpstream(pm, "convert-vector-to-scf{full-unroll},lower-affine,canonicalize");
+  pm.addNestedPass<func::FuncOp>(createLowerVector());
+  addUpstream(pm, "canonicalize,expand-strided-metadata,lower-affine,"
+                  "convert-scf-to-cf,"
+                  "convert-vector-to-llvm{vector-contract-lowering=outerproduct},"
                   "convert-math-to-libm,convert-to-llvm,"
                   "reconcile-unrealized-casts,canonicalize");
 }

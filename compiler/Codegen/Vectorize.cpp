@@ -1,0 +1,96 @@
+//===- Vectorize.cpp - register tiles and linalg::vectorize -----------------===//
+#include "compiler/Codegen/Passes.h"
+
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/SCF/Transforms/TileUsingInterface.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+
+namespace tdsl {
+#define GEN_PASS_DEF_VECTORIZE
+#include "compiler/Codegen/Passes.h.inc"
+} // namespace tdsl
+
+using namespace mlir;
+
+namespace {
+
+struct VectorizePass : ::tdsl::impl::VectorizeBase<VectorizePass> {
+  using Base::Base;
+
+  /// The register tile of `op`; 0 leaves a loop untiled.
+  SmallVector<int64_t> registerTile(linalg::LinalgOp op) {
+    SmallVector<utils::IteratorType> iters = op.getIteratorTypesArray();
+    unsigned n = iters.size();
+    SmallVector<int64_t> sizes(n, 1);
+    if (n == 0)
+      return sizes;
+    SmallVector<unsigned> parallel, reduction;
+    for (unsigned i = 0; i < n; ++i)
+      (iters[i] == utils::IteratorType::parallel ? parallel : reduction).push_back(i);
+    if (!reduction.empty() && parallel.size() >= 2) {
+      // Contraction: rows x (2 vectors) outer products along one reduction.
+      sizes[parallel[parallel.size() - 2]] = contractionRows;
+      sizes[parallel.back()] = 2 * vectorWidth;
+      return sizes;
+    }
+    sizes[n - 1] = vectorWidth;
+    return sizes;
+  }
+
+  void runOnOperation() override {
+    func::FuncOp fn = getOperation();
+    SmallVector<linalg::LinalgOp> ops;
+    fn.walk([&](linalg::LinalgOp op) {
+      if (op.hasPureTensorSemantics() && !isa<linalg::FillOp>(op))
+        ops.push_back(op);
+    });
+    IRRewriter rw(&getContext());
+    for (linalg::LinalgOp op : ops) {
+      SmallVector<int64_t> sizes = registerTile(op);
+      SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+      // Loops already no larger than the tile need no scf.for.
+      SmallVector<OpFoldResult> tileSizes;
+      bool needTiling = false;
+      for (unsigned i = 0; i < sizes.size(); ++i) {
+        bool small = !ShapedType::isDynamic(ranges[i]) && ranges[i] <= sizes[i];
+        tileSizes.push_back(rw.getIndexAttr(small ? 0 : sizes[i]));
+        if (small)
+          sizes[i] = ranges[i];
+        needTiling |= !small;
+      }
+      Operation *target = op;
+      if (needTiling) {
+        scf::SCFTilingOptions options;
+        options.setTileSizes(tileSizes);
+        rw.setInsertionPoint(op);
+        auto tiled = scf::tileUsingSCF(rw, cast<TilingInterface>(op.getOperation()),
+                                       options);
+        if (failed(tiled))
+          continue;
+        rw.replaceOp(op, tiled->replacements);
+        target = tiled->tiledOps.front();
+      }
+      // Static tiles vectorize by their shape; dynamic ones need sizes (and
+      // get masks).
+      if (!cast<linalg::LinalgOp>(target).hasDynamicShape())
+        sizes.clear();
+      if (failed(linalg::vectorizeOpPrecondition(target, sizes)))
+        continue;
+      rw.setInsertionPoint(target);
+      auto vec = linalg::vectorize(rw, target, sizes);
+      if (failed(vec))
+        continue;
+      if (!vec->replacements.empty())
+        rw.replaceOp(target, vec->replacements);
+      else
+        rw.eraseOp(target);
+    }
+  }
+};
+
+} // namespace
