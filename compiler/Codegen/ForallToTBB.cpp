@@ -27,12 +27,6 @@ using namespace mlir;
 
 namespace {
 
-/// The profile's name of a launch: the DSL function and construct the
-/// lowering recorded in the loop's location, else the enclosing function.
-std::string kernelName(Operation *op, func::FuncOp parent) {
-  std::string name = ::tdsl::RuntimeCalls::kernelNameOf(op->getLoc());
-  return name.empty() ? parent.getSymName().str() + ".parallel" : name;
-}
 
 struct ForallToTBBPass : ::tdsl::impl::ForallToTBBBase<ForallToTBBPass> {
   using Base::Base;
@@ -157,20 +151,13 @@ struct ForallToTBBPass : ::tdsl::impl::ForallToTBBBase<ForallToTBBPass> {
     rw.setInsertionPointToEnd(entry);
     func::ReturnOp::create(rw, loc);
 
-    // The launch, timed.
+    // The launch; tdsl-time-kernels has timed it already.
     rw.setInsertionPoint(op);
     Value fn = func::ConstantOp::create(rw, loc, fnType, name);
-    Value kname = rt.getString(rw, loc, kernelName(op, parent));
-    Value kid = rt.call(rw, loc, "tdsl_kernel_register", rw.getI32Type(),
-                        {kname, rt.getWhere(rw, loc)})[0];
-    Value t0 = rt.call(rw, loc, "tdsl_kernel_begin", i64, {kid})[0];
     Value zero64 = LLVM::ConstantOp::create(rw, loc, i64, rw.getI64IntegerAttr(0));
     Value total64 = arith::IndexCastOp::create(rw, loc, i64, total);
     Value grain64 = LLVM::ConstantOp::create(rw, loc, i64, rw.getI64IntegerAttr(grain));
     rt.call(rw, loc, "tdsl_parallel_for", {}, {zero64, total64, grain64, fn, ctxPtr});
-    Value noWork = LLVM::ConstantOp::create(rw, loc, rw.getF64Type(),
-                                            rw.getF64FloatAttr(0.0));
-    rt.call(rw, loc, "tdsl_kernel_end", {}, {kid, t0, noWork, noWork});
     rw.eraseOp(op);
     return success();
   }

@@ -44,8 +44,7 @@ def ForallToTBB : Pass<"tdsl-forall-to-tbb", "mlir::ModuleOp"> {
     iterations [begin, end), packs the values the body uses into a stack
     context, and replaces the loop by a call of the runtime's
     `tdsl_parallel_for`, which splits the range with `tbb::parallel_for`.
-    Nested `scf.forall` loops run serially inside the outlined body. The
-    launch is timed with `tdsl_kernel_begin`/`tdsl_kernel_end`.
+    Nested `scf.forall` loops run serially inside the outlined body.
 
     ```mlir
     // before
@@ -189,6 +188,30 @@ def FuseElementwise : Pass<"tdsl-fuse-elementwise", "mlir::func::FuncOp"> {
     ```
   }];
   let dependentDialects = ["mlir::linalg::LinalgDialect", "mlir::tensor::TensorDialect"];
+}
+
+def TimeKernels : Pass<"tdsl-time-kernels", "mlir::func::FuncOp"> {
+  let summary = "Time every kernel launch and count its work for the profile";
+  let description = [{
+    Wraps each top-level linalg op (fills aside) and each top-level
+    `scf.forall` in calls of the runtime's `tdsl_kernel_begin` and
+    `tdsl_kernel_end`. The kernel's name and DSL line come from its location.
+    For linalg ops the end call also gets the work the compiler knows:
+    floating-point and integer operations (iterations times the arithmetic
+    ops of the body) and bytes (the sizes of all operands), from which the
+    profile derives GFLOP/s and GB/s. Runs before tiling, so a kernel is timed
+    whole, whether it then runs in parallel or not.
+
+    ```mlir
+    // after
+    %id = call @tdsl_kernel_register(%name, %where)
+    %t0 = call @tdsl_kernel_begin(%id)
+    %r = linalg.matmul ...
+    call @tdsl_kernel_end(%id, %t0, %flops, %bytes)
+    ```
+  }];
+  let dependentDialects = ["mlir::func::FuncDialect", "mlir::LLVM::LLVMDialect",
+                           "mlir::arith::ArithDialect", "mlir::tensor::TensorDialect"];
 }
 
 #endif // TDSL_CODEGEN_PASSES_TD

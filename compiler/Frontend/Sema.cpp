@@ -1033,9 +1033,12 @@ Type Checker::checkTensorLit(TensorLitExpr &e) {
     for (unsigned d = 0; same && d < inner.size(); ++d)
       same = t.shape[d].size == inner[d].size;
     if (!same) {
-      diags.error(el.loc, "ragged tensor literal: element has type " + t.str() +
+      // Nested literals still have literal element kinds: name the defaults.
+      const Type &first = e.elements[0]->type;
+      diags.error(el.loc, "ragged tensor literal: element has type " +
+                              t.withElem(defaultKind(t.elem)).str() +
                               " but the first element has type " +
-                              e.elements[0]->type.str());
+                              first.withElem(defaultKind(first.elem)).str());
       return Type::error();
     }
     if (elem != t.elem) {

@@ -36,6 +36,7 @@ void buildTDSLToLinalgPipeline(OpPassManager &pm) {
 
 void buildCPUTilingPipeline(OpPassManager &pm,
                             const CPUPipelineOptions &options) {
+  pm.addNestedPass<func::FuncOp>(createTimeKernels());
   if (options.optLevel == 0)
     return;
   pm.addNestedPass<func::FuncOp>(createTileToForall());

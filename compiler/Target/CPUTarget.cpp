@@ -15,6 +15,7 @@
 #include "llvm/IR/LegacyPassManager.h"
 #include "llvm/IR/Module.h"
 #include "llvm/MC/TargetRegistry.h"
+#include "llvm/Support/DynamicLibrary.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Program.h"
@@ -199,8 +200,14 @@ int runJIT(ModuleOp module, const CPUPipelineOptions &options,
   eo.transformer = transform;
   eo.jitCodeGenOptLevel = options.optLevel == 0 ? llvm::CodeGenOptLevel::None
                                                 : llvm::CodeGenOptLevel::Aggressive;
-  llvm::SmallVector<llvm::StringRef> libs = {libPath};
-  eo.sharedLibPaths = libs;
+  // Loaded for good, not through the engine: the engine would unload it
+  // (and oneTBB with it) while TBB's worker threads still run.
+  std::string loadError;
+  if (llvm::sys::DynamicLibrary::LoadLibraryPermanently(libPath.c_str(),
+                                                        &loadError)) {
+    error = "cannot load the TDSL runtime: " + loadError;
+    return -1;
+  }
   auto engine = ExecutionEngine::create(module, eo);
   if (!engine) {
     error = llvm::toString(engine.takeError());

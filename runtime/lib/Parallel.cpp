@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <memory>
 #include <mutex>
+#include <new>
 
 using namespace tdsl::rt;
 
@@ -36,7 +37,20 @@ ThreadLimit &threadLimit() {
 }
 
 /// Applies TDSL_NUM_THREADS once, unless tdsl_set_num_threads came first.
+/// Joins TBB's worker threads at exit. A program that loaded the runtime
+/// with dlopen (the JIT of `tdslc run`) may unload it, and oneTBB with it,
+/// during its own shutdown; workers still alive then would run unmapped code.
+void attachSchedulerOnce() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    static tbb::task_scheduler_handle *handle =
+        new tbb::task_scheduler_handle(tbb::attach{});
+    std::atexit([] { tbb::finalize(*handle, std::nothrow); });
+  });
+}
+
 void initFromEnv() {
+  attachSchedulerOnce();
   ThreadLimit &limit = threadLimit();
   // Every loop comes here: skip the lock once the variable has been read.
   if (limit.envRead.load(std::memory_order_acquire))
