@@ -15,7 +15,9 @@ lit=$(command -v lit-22 || echo /usr/lib/llvm-22/bin/lit)
 rc=${PIPESTATUS[0]}
 
 count() { sed -nE "s/^ *$1 *: *([0-9]+).*/\1/p" "$log" | head -n1; }
-passed=$(count Passed); failed=$(count Failed); unsupported=$(count Unsupported)
+passed=$(count Passed); failed=$(count Failed)
+unsupported=$(( $(count Unsupported || true) + 0 )); skipped=$(( $(count Skipped || true) + 0 ))
+unsupported=$(( unsupported + skipped ))
 xfail=$(count 'Expectedly Failed'); xpass=$(count 'Unexpectedly Passed')
 passed=$(( ${passed:-0} + ${xfail:-0} ))
 failed=$(( ${failed:-0} + ${xpass:-0} ))

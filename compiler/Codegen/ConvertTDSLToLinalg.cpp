@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 #include "compiler/Codegen/LoweringUtils.h"
 #include "compiler/Codegen/Passes.h"
+#include "compiler/Codegen/Philox.h"
 #include "compiler/Codegen/RuntimeCalls.h"
 #include "dialects/TDSL/IR/TDSLDialect.h"
 #include "dialects/TDSL/IR/TDSLOps.h"
@@ -388,50 +389,40 @@ struct ArangeLowering : OpConversionPattern<t::ArangeOp> {
   }
 };
 
-StringRef rngName(t::Distribution d, Type type) {
-  bool f64 = type.isF64();
-  if (d == t::Distribution::uniform)
-    return f64 ? "tdsl_rng_uniform_f64" : "tdsl_rng_uniform_f32";
-  return f64 ? "tdsl_rng_normal_f64" : "tdsl_rng_normal_f32";
-}
-
 struct RandomLowering : OpConversionPattern<t::RandomOp> {
-  RandomLowering(const TypeConverter &tc, MLIRContext *ctx,
-                 ::tdsl::RuntimeCalls &rt)
-      : OpConversionPattern(tc, ctx), rt(rt) {}
+  using OpConversionPattern::OpConversionPattern;
   LogicalResult matchAndRewrite(t::RandomOp op, OpAdaptor adaptor,
                                 ConversionPatternRewriter &rw) const override {
     Location loc = op.getLoc();
     Value ctr = adaptor.getCounter();
     if (isa<IndexType>(ctr.getType()))
       ctr = arith::IndexCastOp::create(rw, loc, rw.getI64Type(), ctr);
-    rw.replaceOp(op, rt.call(rw, loc, rngName(op.getDistribution(), op.getType()),
-                             op.getType(), {adaptor.getSeed(), ctr}));
+    rw.replaceOp(op, ::tdsl::buildRandom(
+                         rw, loc, adaptor.getSeed(), ctr,
+                         cast<FloatType>(op.getType()),
+                         op.getDistribution() == t::Distribution::normal));
     return success();
   }
-  ::tdsl::RuntimeCalls &rt;
 };
 
 struct RandomTensorLowering : OpConversionPattern<t::RandomTensorOp> {
-  RandomTensorLowering(const TypeConverter &tc, MLIRContext *ctx,
-                       ::tdsl::RuntimeCalls &rt)
-      : OpConversionPattern(tc, ctx), rt(rt) {}
+  using OpConversionPattern::OpConversionPattern;
   LogicalResult matchAndRewrite(t::RandomTensorOp op, OpAdaptor adaptor,
                                 ConversionPatternRewriter &rw) const override {
     auto type = cast<RankedTensorType>(op.getType());
-    StringRef fn = rngName(op.getDistribution(), type.getElementType());
+    bool normal = op.getDistribution() == t::Distribution::normal;
     Value seed = adaptor.getSeed();
-    rw.replaceOp(op, buildIndexedGeneric(
-                         rw, op.getLoc(), type, adaptor.getDynamicSizes(),
-                         [&](OpBuilder &b, Location l, Value lin) {
-                           Value ctr = arith::IndexCastOp::create(
-                               b, l, b.getI64Type(), lin);
-                           return rt.call(b, l, fn, type.getElementType(),
-                                          {seed, ctr})[0];
-                         }));
+    Value r = buildIndexedGeneric(
+        rw, op.getLoc(), type, adaptor.getDynamicSizes(),
+        [&](OpBuilder &b, Location l, Value lin) {
+          Value ctr = arith::IndexCastOp::create(b, l, b.getI64Type(), lin);
+          return ::tdsl::buildRandom(b, l, seed, ctr,
+                                     cast<FloatType>(type.getElementType()), normal);
+        });
+    r.getDefiningOp()->setLoc(::tdsl::kernelLoc(op, "random"));
+    rw.replaceOp(op, r);
     return success();
   }
-  ::tdsl::RuntimeCalls &rt;
 };
 
 /// A `!llvm.ptr` to the first element of a memref with the identity layout.
@@ -629,9 +620,9 @@ struct ConvertTDSLToLinalgPass
 
     RewritePatternSet patterns(ctx);
     patterns.add<ElementwiseLowering, ConstantLowering, FillLowering,
-                 ArangeLowering, RetypeLowering>(converter, ctx);
-    patterns.add<RandomLowering, RandomTensorLowering, PrintLowering,
-                 LoadLowering, SaveLowering>(converter, ctx, rt);
+                 ArangeLowering, RandomLowering, RandomTensorLowering,
+                 RetypeLowering>(converter, ctx);
+    patterns.add<PrintLowering, LoadLowering, SaveLowering>(converter, ctx, rt);
     populateFunctionOpInterfaceTypeConversionPattern<func::FuncOp>(patterns,
                                                                   converter);
     if (failed(applyFullConversion(module, target, std::move(patterns))))

@@ -23,7 +23,11 @@ struct FuseElementwisePass
     linalg::populateElementwiseOpsFusionPatterns(
         patterns, [](OpOperand *operand) {
           auto consumer = dyn_cast<linalg::LinalgOp>(operand->getOwner());
-          if (!consumer)
+          Operation *producer = operand->get().getDefiningOp();
+          // A producer outside the consumer's loop would be recomputed on
+          // every trip.
+          if (!consumer || !producer ||
+              producer->getBlock() != consumer->getBlock())
             return false;
           AffineMap map = consumer.getMatchingIndexingMap(operand);
           for (unsigned d = 0; d < map.getNumDims(); ++d)

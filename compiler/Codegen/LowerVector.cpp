@@ -29,6 +29,10 @@ struct LowerVectorPass : ::tdsl::impl::LowerVectorBase<LowerVectorPass> {
           patterns, vector::VectorMultiReductionLowering::InnerReduction);
       vector::populateVectorMaskOpLoweringPatterns(patterns);
       vector::populateVectorTransferPermutationMapLoweringPatterns(patterns);
+      // vector<1x16xi32> -> vector<16xi32>: LLVM lowers some element-wise
+      // ops (arith.mului_extended) only on 1-D vectors.
+      vector::populateCastAwayVectorLeadingOneDimPatterns(patterns);
+      vector::populateDropUnitDimWithShapeCastPatterns(patterns);
       if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
         return signalPassFailure();
     }

@@ -14,8 +14,9 @@ def ConvertTDSLToLinalg : Pass<"convert-tdsl-to-linalg", "mlir::ModuleOp"> {
     a map-form `tdsl.parallel_for` becomes a `linalg.generic` over its range
     and a reducing one becomes an `scf.forall` over a fixed number of chunks
     (so results do not depend on the thread count) followed by a serial
-    combine. `u64` values become `i64` with unsigned arithmetic. RNG, print,
-    load and save become calls into the TDSL runtime.
+    combine. `u64` values become `i64` with unsigned arithmetic. The RNG
+    becomes Philox4x32-10 in arith ops (bit-identical to the runtime's);
+    print, load and save become calls into the TDSL runtime.
 
     ```mlir
     // before
@@ -193,8 +194,8 @@ def FuseElementwise : Pass<"tdsl-fuse-elementwise", "mlir::func::FuncOp"> {
 def TimeKernels : Pass<"tdsl-time-kernels", "mlir::func::FuncOp"> {
   let summary = "Time every kernel launch and count its work for the profile";
   let description = [{
-    Wraps each top-level linalg op (fills aside) and each top-level
-    `scf.forall` in calls of the runtime's `tdsl_kernel_begin` and
+    Wraps each outermost linalg op (fills aside) and each outermost
+    `scf.forall`, also inside sequential loops, in calls of the runtime's `tdsl_kernel_begin` and
     `tdsl_kernel_end`. The kernel's name and DSL line come from its location.
     For linalg ops the end call also gets the work the compiler knows:
     floating-point and integer operations (iterations times the arithmetic

@@ -63,11 +63,17 @@ struct TimeKernelsPass : ::tdsl::impl::TimeKernelsBase<TimeKernelsPass> {
     func::FuncOp fn = getOperation();
     auto module = fn->getParentOfType<ModuleOp>();
     ::tdsl::RuntimeCalls rt(module);
+    // Outermost kernels, also inside sequential loops and branches.
     SmallVector<Operation *> kernels;
-    for (Operation &op : fn.getBody().getOps())
-      if ((isa<linalg::LinalgOp>(op) && !isa<linalg::FillOp>(op)) ||
-          isa<scf::ForallOp>(op))
-        kernels.push_back(&op);
+    fn.walk<WalkOrder::PreOrder>([&](Operation *op) {
+      if (isa<linalg::FillOp>(op))
+        return WalkResult::skip();
+      if (isa<linalg::LinalgOp, scf::ForallOp>(op)) {
+        kernels.push_back(op);
+        return WalkResult::skip();
+      }
+      return WalkResult::advance();
+    });
     OpBuilder b(&getContext());
     Type i64 = b.getI64Type();
     for (Operation *op : kernels) {

@@ -225,6 +225,8 @@ struct IndexDefStmt : Stmt {
   std::string name;
   std::vector<IndexVarDecl> indices;
   ExprPtr value;
+  /// Set by Sema: the tensor type the definition binds.
+  Type boundType;
   static bool classof(const Stmt *s) { return s->kind == IndexDef; }
 };
 

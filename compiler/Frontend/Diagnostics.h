@@ -17,15 +17,19 @@ public:
 
   void error(llvm::SMLoc loc, const llvm::Twine &msg) {
     ++numErrors;
+    lastSuppressed = false;
     emit(loc, llvm::SourceMgr::DK_Error, msg);
   }
   void warning(llvm::SMLoc loc, const llvm::Twine &msg) {
     ++numWarnings;
+    lastSuppressed = suppressWarnings;
     if (!suppressWarnings)
       emit(loc, llvm::SourceMgr::DK_Warning, msg);
   }
+  /// A note belongs to the diagnostic before it, and is hidden with it.
   void note(llvm::SMLoc loc, const llvm::Twine &msg) {
-    emit(loc, llvm::SourceMgr::DK_Note, msg);
+    if (!lastSuppressed)
+      emit(loc, llvm::SourceMgr::DK_Note, msg);
   }
 
   unsigned getNumErrors() const { return numErrors; }
@@ -49,6 +53,7 @@ private:
   unsigned numWarnings = 0;
   unsigned errorLimit = 0;
   bool suppressWarnings = false;
+  bool lastSuppressed = false;
 };
 
 } // namespace tdsl

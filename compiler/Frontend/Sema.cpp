@@ -636,7 +636,8 @@ void Checker::checkIndexDef(IndexDefStmt &def) {
     return;
   }
   settleDefault(*def.value);
-  bind(def.name, Type::tensor(def.value->type.elem, shape), def.loc);
+  def.boundType = Type::tensor(def.value->type.elem, shape);
+  bind(def.name, def.boundType, def.loc);
 }
 
 Type Checker::checkReduce(ReduceExpr &e) {

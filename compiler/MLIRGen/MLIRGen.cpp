@@ -244,7 +244,8 @@ void Generator::genFunction(FunctionDecl &fn) {
     }
   }
   genBlock(fn.body, env);
-  if (!fn.hasResult)
+  if (!fn.hasResult &&
+      (fn.body.empty() || !llvm::isa<ReturnStmt>(fn.body.back().get())))
     mlir::func::ReturnOp::create(builder, l);
   currentFn = nullptr;
 }
@@ -272,9 +273,7 @@ bool Generator::genStmt(Stmt &s, Env &env) {
     for (IndexVarDecl &v : def.indices)
       dims.push_back(v.name);
     auto *root = llvm::dyn_cast<ReduceExpr>(def.value.get());
-    Type result = def.value->type; // element type of the definition
-    llvm::SmallVector<Dim, 4> shape(def.indices.size(), Dim::getDynamic());
-    Type resultType = Type::tensor(result.elem, shape);
+    const Type &resultType = def.boundType;
     mlir::Value v = genIndexGen(dims, root, root ? *root->body : *def.value,
                                 env, def.loc, resultType);
     if (!v)
@@ -329,14 +328,17 @@ bool Generator::genFor(ForStmt &f, Env &env) {
     inner[f.carried[i]] = loop.getRegionIterArgs()[i];
   if (!genBlock(f.body, inner))
     return false;
-  llvm::SmallVector<mlir::Value> yielded;
-  for (const std::string &n : f.carried)
-    yielded.push_back(inner.lookup(n));
   // scf.for built with init values already has a terminator when empty.
   mlir::Block *body = loop.getBody();
   if (!body->empty() && body->back().hasTrait<mlir::OpTrait::IsTerminator>())
     body->back().erase();
   builder.setInsertionPointToEnd(body);
+  // A rebound value may have a more or less static shape than the carried
+  // one (index notation results know fewer extents).
+  llvm::SmallVector<mlir::Value> yielded;
+  for (unsigned i = 0; i < f.carried.size(); ++i)
+    yielded.push_back(castTo(inner.lookup(f.carried[i]),
+                             loop.getRegionIterArgs()[i].getType(), l));
   mlir::scf::YieldOp::create(builder, l, yielded);
   for (unsigned i = 0; i < f.carried.size(); ++i)
     env[f.carried[i]] = loop.getResult(i);
@@ -364,8 +366,8 @@ bool Generator::genIf(IfStmt &s, Env &env) {
     if (!genBlock(branch == 0 ? s.thenBody : s.elseBody, inner))
       return false;
     llvm::SmallVector<mlir::Value> yielded;
-    for (const std::string &n : s.carried)
-      yielded.push_back(inner.lookup(n));
+    for (unsigned i = 0; i < s.carried.size(); ++i)
+      yielded.push_back(castTo(inner.lookup(s.carried[i]), types[i], l));
     mlir::scf::YieldOp::create(builder, l, yielded);
   }
   for (unsigned i = 0; i < s.carried.size(); ++i)

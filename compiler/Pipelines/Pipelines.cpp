@@ -48,7 +48,8 @@ void buildCPUTilingPipeline(OpPassManager &pm,
 
 void buildCPUBufferizePipeline(OpPassManager &pm) {
   addUpstream(pm, "one-shot-bufferize{bufferize-function-boundaries "
-                  "function-boundary-type-conversion=identity-layout-map},"
+                  "function-boundary-type-conversion=identity-layout-map "
+                  "allow-return-allocs-from-loops},"
                   "canonicalize,buffer-deallocation-pipeline,canonicalize");
   pm.addNestedPass<func::FuncOp>(createHoistVectorTransfers());
 }

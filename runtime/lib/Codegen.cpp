@@ -123,7 +123,6 @@ TDSL_RUNTIME_EXPORT void tdsl_init(int32_t argc, char **argv) {
     } else if (!std::strcmp(a, "--profile")) {
       tdsl_profile_enable(1);
     } else if (!std::strncmp(a, "--profile-json=", 15)) {
-      tdsl_profile_enable(1);
       tdsl_profile_set_json(a + 15);
     } else if (!std::strcmp(a, "--help")) {
       std::printf("usage: %s [--threads=N] [--profile] [--profile-json=FILE]\n",
