@@ -266,11 +266,73 @@ SmallVector<Value> dynamicResultSizes(OpBuilder &b, Location loc,
   return sizes;
 }
 
+/// Stops the program with "<file:line:col>: error: <message>" when `ok` is
+/// false: run-time shape checks that the compiler could not prove.
+void emitCheck(OpBuilder &b, Location loc, Value ok, StringRef message,
+               ::tdsl::RuntimeCalls &rt) {
+  Value bad = arith::XOrIOp::create(
+      b, loc, ok, arith::ConstantOp::create(b, loc, b.getBoolAttr(true)));
+  auto ifOp = scf::IfOp::create(b, loc, bad, /*withElseRegion=*/false);
+  // tdsl-check-static-shapes reports the check at compile time when
+  // inlining makes it fail for sure.
+  ifOp->setAttr("tdsl.check", b.getStringAttr(message));
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(ifOp.thenBlock());
+  rt.call(b, loc, "tdsl_fatal", {}, {rt.getWhere(b, loc), rt.getString(b, loc, message)});
+}
+
+/// cf.assert (MLIRGen's call-boundary shape checks) as a located, clean
+/// exit 1 through the runtime instead of abort().
+struct AssertLowering : OpConversionPattern<cf::AssertOp> {
+  AssertLowering(const TypeConverter &tc, MLIRContext *ctx, ::tdsl::RuntimeCalls &rt)
+      : OpConversionPattern(tc, ctx, /*benefit=*/2), rt(rt) {}
+  LogicalResult matchAndRewrite(cf::AssertOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rw) const override {
+    emitCheck(rw, op.getLoc(), adaptor.getArg(), op.getMsg(), rt);
+    rw.eraseOp(op);
+    return success();
+  }
+  ::tdsl::RuntimeCalls &rt;
+};
+
 /// Every element-wise tdsl op: arith/math on scalars, linalg.generic on
 /// tensors.
 struct ElementwiseLowering : ConversionPattern {
-  ElementwiseLowering(const TypeConverter &tc, MLIRContext *ctx)
-      : ConversionPattern(tc, MatchAnyOpTypeTag(), 1, ctx) {}
+  ElementwiseLowering(const TypeConverter &tc, MLIRContext *ctx,
+                      ::tdsl::RuntimeCalls &rt)
+      : ConversionPattern(tc, MatchAnyOpTypeTag(), 1, ctx), rt(rt) {}
+  ::tdsl::RuntimeCalls &rt;
+
+  /// Operands whose extent along a result dimension is only known at run
+  /// time must equal the result's there (broadcasting a run-time 1 is not
+  /// supported; a static 1 is).
+  void checkExtents(OpBuilder &b, Location loc, RankedTensorType result,
+                    ArrayRef<Value> operands, ValueRange sizes) const {
+    unsigned rank = result.getRank();
+    unsigned dynIndex = 0;
+    for (unsigned d = 0; d < rank; ++d) {
+      Value want = result.isDynamicDim(d)
+                       ? sizes[dynIndex++]
+                       : (Value)arith::ConstantIndexOp::create(b, loc, result.getDimSize(d));
+      for (Value v : operands) {
+        auto tt = dyn_cast<RankedTensorType>(v.getType());
+        if (!tt || tt.getRank() + d < rank)
+          continue;
+        unsigned od = d - (rank - tt.getRank());
+        if (!tt.isDynamicDim(od))
+          continue;
+        Value got = tensor::DimOp::create(b, loc, v, od);
+        if (got == want)
+          continue;
+        Value same = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, got, want);
+        emitCheck(b, loc, same,
+                  "the operands of this element-wise operation have different "
+                  "extents in dimension " + std::to_string(d) +
+                      " (only a static 1 broadcasts)",
+                  rt);
+      }
+    }
+  }
 
   LogicalResult matchAndRewrite(Operation *op, ArrayRef<Value> operands,
                                 ConversionPatternRewriter &rw) const override {
@@ -298,8 +360,9 @@ struct ElementwiseLowering : ConversionPattern {
     for (Value v : operands)
       maps.push_back(broadcastMap(rw.getContext(), v.getType(), resultTensor));
     maps.push_back(rw.getMultiDimIdentityMap(resultTensor.getRank()));
-    Value init = tensor::EmptyOp::create(
-        rw, loc, resultTensor, dynamicResultSizes(rw, loc, resultTensor, operands));
+    SmallVector<Value> sizes = dynamicResultSizes(rw, loc, resultTensor, operands);
+    checkExtents(rw, loc, resultTensor, operands, sizes);
+    Value init = tensor::EmptyOp::create(rw, loc, resultTensor, sizes);
     SmallVector<utils::IteratorType> iters(resultTensor.getRank(),
                                            utils::IteratorType::parallel);
     bool ok = true;
@@ -608,6 +671,7 @@ struct ConvertTDSLToLinalgPass
     ::tdsl::RuntimeCalls rt(module);
     ConversionTarget target(*ctx);
     target.addIllegalDialect<t::TDSLDialect>();
+    target.addIllegalOp<cf::AssertOp>();
     target.markUnknownOpDynamicallyLegal([&](Operation *op) {
       if (auto fn = dyn_cast<FunctionOpInterface>(op))
         return converter.isSignatureLegal(cast<FunctionType>(fn.getFunctionType())) &&
@@ -619,10 +683,10 @@ struct ConvertTDSLToLinalgPass
     });
 
     RewritePatternSet patterns(ctx);
-    patterns.add<ElementwiseLowering, ConstantLowering, FillLowering,
-                 ArangeLowering, RandomLowering, RandomTensorLowering,
-                 RetypeLowering>(converter, ctx);
-    patterns.add<PrintLowering, LoadLowering, SaveLowering>(converter, ctx, rt);
+    patterns.add<ConstantLowering, FillLowering, ArangeLowering, RandomLowering,
+                 RandomTensorLowering, RetypeLowering>(converter, ctx);
+    patterns.add<ElementwiseLowering, PrintLowering, LoadLowering, SaveLowering,
+                 AssertLowering>(converter, ctx, rt);
     populateFunctionOpInterfaceTypeConversionPattern<func::FuncOp>(patterns,
                                                                   converter);
     if (failed(applyFullConversion(module, target, std::move(patterns))))

@@ -102,7 +102,8 @@ def Vectorize : Pass<"tdsl-vectorize", "mlir::func::FuncOp"> {
   let description = [{
     For each linalg op on tensors, tiles its loops with `scf.for` to a
     register-sized tile and vectorizes the tile with `linalg::vectorize`
-    (masked where sizes are dynamic). Contractions get an
+    (ops whose shapes are only known at run time stay scalar: MLIR 22's
+    masked vectorization is not reliable). Contractions get an
     `m x n x 1` tile (m = `contraction-rows`, n = `vector-width` * 2) that
     becomes a `vector.contract` (an outer product of FMAs after lowering);
     other ops vectorize their innermost loop by `vector-width`. Ops that do
@@ -213,6 +214,29 @@ def TimeKernels : Pass<"tdsl-time-kernels", "mlir::func::FuncOp"> {
   }];
   let dependentDialects = ["mlir::func::FuncDialect", "mlir::LLVM::LLVMDialect",
                            "mlir::arith::ArithDialect", "mlir::tensor::TensorDialect"];
+}
+
+def CheckStaticShapes : Pass<"tdsl-check-static-shapes", "mlir::ModuleOp"> {
+  let summary = "Report run-time shape checks that fail for sure as errors";
+  let description = [{
+    After inlining, a caller's static shapes reach the shape checks
+    (`scf.if` ops marked `tdsl.check`) of the code it called. This pass folds
+    `tensor.dim` and integer comparisons (and nothing else: in particular no
+    linalg canonicalization, which would absorb the conflicting shapes into
+    the ops) and reports each check whose failure condition became the
+    constant true as a compile-time error at the check's DSL location.
+
+    ```mlir
+    // input after inlining: %x : tensor<3xf32>, %y : tensor<4xf32>
+    %a = tensor.cast %x : tensor<3xf32> to tensor<?xf32>
+    %b = tensor.cast %y : tensor<4xf32> to tensor<?xf32>
+    %ok = arith.cmpi eq, (tensor.dim %a, 0), (tensor.dim %b, 0)
+    scf.if (not %ok) { call @tdsl_fatal(...) } {tdsl.check = "shapes ... differ"}
+    // error: shapes ... differ
+    ```
+  }];
+  let dependentDialects = ["mlir::scf::SCFDialect", "mlir::arith::ArithDialect",
+                           "mlir::tensor::TensorDialect"];
 }
 
 #endif // TDSL_CODEGEN_PASSES_TD

@@ -88,8 +88,11 @@ struct TileToForallPass : ::tdsl::impl::TileToForallBase<TileToForallPass> {
         op.emitWarning("could not be tiled; it runs serially");
         continue;
       }
-      for (LoopLikeOpInterface loop : result->loops)
+      for (LoopLikeOpInterface loop : result->loops) {
         loop->setLoc(op->getLoc());
+        if (Attribute id = op->getAttr("tdsl.kernel_id"))
+          loop->setAttr("tdsl.kernel_id", id);
+      }
       for (OpResult r : op->getResults())
         if (Value repl = result->replacements.lookup(r))
           rw.replaceAllUsesWith(r, repl);

@@ -76,8 +76,13 @@ struct TimeKernelsPass : ::tdsl::impl::TimeKernelsBase<TimeKernelsPass> {
     });
     OpBuilder b(&getContext());
     Type i64 = b.getI64Type();
+    unsigned counter = 0;
     for (Operation *op : kernels) {
       Location loc = op->getLoc();
+      // Distinct kernels stay distinct: CSE would otherwise merge two
+      // identical ones and leave one timed region empty.
+      op->setAttr("tdsl.kernel_id",
+                  b.getStringAttr(fn.getSymName() + "#" + Twine(counter++)));
       b.setInsertionPoint(op);
       std::string name = ::tdsl::RuntimeCalls::kernelNameOf(loc);
       if (name.empty())

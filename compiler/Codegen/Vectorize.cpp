@@ -76,9 +76,13 @@ struct VectorizePass : ::tdsl::impl::VectorizeBase<VectorizePass> {
         target = tiled->tiledOps.front();
       }
       // Static tiles vectorize by their shape; dynamic ones need sizes (and
-      // get masks).
-      if (!cast<linalg::LinalgOp>(target).hasDynamicShape())
-        sizes.clear();
+      // would get masks, but MLIR 22's masked vectorization produces masks of
+      // the wrong shape ('vector.mask' op expects a 'vector<16xi1>' mask) for
+      // many ops, so ops whose shapes are only known at run time stay scalar
+      // (correct, slower). Inlining makes most shapes static.
+      if (cast<linalg::LinalgOp>(target).hasDynamicShape())
+        continue;
+      sizes.clear();
       if (failed(linalg::vectorizeOpPrecondition(target, sizes)))
         continue;
       rw.setInsertionPoint(target);

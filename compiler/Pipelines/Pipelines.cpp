@@ -29,7 +29,9 @@ static void addUpstream(OpPassManager &pm, llvm::StringRef pipeline) {
 void buildTDSLToLinalgPipeline(OpPassManager &pm) {
   pm.addPass(createConvertTDSLToLinalg());
   // Inlining first lets the callers' static shapes reach every op.
-  addUpstream(pm, "inline,symbol-dce,canonicalize,cse");
+  addUpstream(pm, "inline{default-pipeline=},symbol-dce");
+  pm.addPass(createCheckStaticShapes());
+  addUpstream(pm, "canonicalize,cse");
   pm.addNestedPass<func::FuncOp>(createFuseElementwise());
   addUpstream(pm, "canonicalize,cse");
 }
@@ -43,7 +45,8 @@ void buildCPUTilingPipeline(OpPassManager &pm,
   addUpstream(pm, "canonicalize,cse");
   pm.addNestedPass<func::FuncOp>(createVectorize());
   // Keeps vector accumulators in registers across reduction loops.
-  addUpstream(pm, "canonicalize,cse,loop-invariant-subset-hoisting,canonicalize,cse");
+  addUpstream(pm, "func.func(lower-vector-mask),canonicalize,cse,"
+                  "loop-invariant-subset-hoisting,canonicalize,cse");
 }
 
 void buildCPUBufferizePipeline(OpPassManager &pm) {

@@ -211,6 +211,7 @@ int main(int argc, char **argv) {
   mlir::registerAllDialects(registry);
   mlir::registerAllExtensions(registry);
   mlir::MLIRContext context(registry);
+  context.printOpOnDiagnostic(false);
   mlir::SourceMgrDiagnosticHandler handler(srcMgr, &context);
   auto module = generateMLIR(context, *program, diags);
   if (!module)

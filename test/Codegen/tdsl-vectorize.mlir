@@ -1,0 +1,116 @@
+// Register tiling with scf.for and vectorization of linalg ops on tensors.
+// RUN: tdsl-opt %s --tdsl-vectorize | FileCheck %s
+// RUN: tdsl-opt %s --tdsl-vectorize="vector-width=8 contraction-rows=4" | FileCheck %s --check-prefix=OPT
+
+// CHECK-DAG: #[[AMAP:.*]] = affine_map<(d0, d1) -> (d0, 0, d1)>
+// CHECK-DAG: #[[BMAP:.*]] = affine_map<(d0, d1) -> (0, d1, d0)>
+
+// A contraction tile: 8 rows x 32 columns (2 x 16 lanes) x 1 step of k, the
+// reduction loop innermost; the 8x1 column of A and the 1x32 row of B are
+// broadcast to 8x32x1, multiplied and reduced into the 8x32 accumulator.
+// CHECK-LABEL: func.func @matmul_tile(
+// CHECK-DAG: %[[C8:.*]] = arith.constant 8 : index
+// CHECK-DAG: %[[C32:.*]] = arith.constant 32 : index
+// CHECK-DAG: %[[C1:.*]] = arith.constant 1 : index
+// CHECK: scf.for %[[I:.*]] = %{{.*}} to %{{.*}} step %[[C8]] iter_args
+// CHECK: scf.for %[[J:.*]] = %{{.*}} to %{{.*}} step %[[C32]] iter_args
+// CHECK: scf.for %[[K:.*]] = %{{.*}} to %{{.*}} step %[[C1]] iter_args(%[[ACC:.*]] = %{{.*}}) -> (tensor<64x64xf32>)
+// CHECK: %[[AS:.*]] = tensor.extract_slice %{{.*}}[%[[I]], %[[K]]] [8, 1] [1, 1] : tensor<64x128xf32> to tensor<8x1xf32>
+// CHECK: %[[BS:.*]] = tensor.extract_slice %{{.*}}[%[[K]], %[[J]]] [1, 32] [1, 1] : tensor<128x64xf32> to tensor<1x32xf32>
+// CHECK: %[[CS:.*]] = tensor.extract_slice %[[ACC]][%[[I]], %[[J]]] [8, 32] [1, 1] : tensor<64x64xf32> to tensor<8x32xf32>
+// CHECK: %[[VA:.*]] = vector.transfer_read %[[AS]]{{.*}}permutation_map = #[[AMAP]]{{.*}} : tensor<8x1xf32>, vector<8x32x1xf32>
+// CHECK: %[[VB:.*]] = vector.transfer_read %[[BS]]{{.*}}permutation_map = #[[BMAP]]{{.*}} : tensor<1x32xf32>, vector<8x32x1xf32>
+// CHECK: %[[VC:.*]] = vector.transfer_read %[[CS]]{{.*}} : tensor<8x32xf32>, vector<8x32xf32>
+// CHECK: %[[P:.*]] = arith.mulf %[[VA]], %[[VB]] : vector<8x32x1xf32>
+// CHECK: %[[R:.*]] = vector.multi_reduction <add>, %[[P]], %[[VC]] [2] : vector<8x32x1xf32> to vector<8x32xf32>
+// CHECK: %[[W:.*]] = vector.transfer_write %[[R]], %[[CS]]{{.*}} : vector<8x32xf32>, tensor<8x32xf32>
+// CHECK: tensor.insert_slice %[[W]] into %[[ACC]][%[[I]], %[[J]]] [8, 32] [1, 1]
+// CHECK-NOT: linalg.matmul
+// OPT-LABEL: func.func @matmul_tile(
+// OPT: arith.mulf %{{.*}}, %{{.*}} : vector<4x16x1xf32>
+// OPT: vector.multi_reduction <add>, %{{.*}}, %{{.*}} [2] : vector<4x16x1xf32> to vector<4x16xf32>
+func.func @matmul_tile(%a: tensor<64x128xf32>, %b: tensor<128x64xf32>, %c: tensor<64x64xf32>) -> tensor<64x64xf32> {
+  %r = linalg.matmul ins(%a, %b : tensor<64x128xf32>, tensor<128x64xf32>) outs(%c : tensor<64x64xf32>) -> tensor<64x64xf32>
+  return %r : tensor<64x64xf32>
+}
+
+// Element-wise: one row at a time, 16 lanes of the innermost dimension.
+// CHECK-LABEL: func.func @elementwise(
+// CHECK-DAG: %[[C1:.*]] = arith.constant 1 : index
+// CHECK-DAG: %[[C16:.*]] = arith.constant 16 : index
+// CHECK: scf.for %[[I:.*]] = %{{.*}} to %{{.*}} step %[[C1]]
+// CHECK: scf.for %[[J:.*]] = %{{.*}} to %{{.*}} step %[[C16]]
+// CHECK: %[[XS:.*]] = tensor.extract_slice %{{.*}}[%[[I]], %[[J]]] [1, 16] [1, 1] : tensor<4x64xf32> to tensor<1x16xf32>
+// CHECK: %[[V:.*]] = vector.transfer_read %[[XS]]{{.*}} : tensor<1x16xf32>, vector<1x16xf32>
+// CHECK: %[[E:.*]] = math.exp %[[V]] : vector<1x16xf32>
+// CHECK: vector.transfer_write %[[E]], %{{.*}} : vector<1x16xf32>, tensor<1x16xf32>
+// CHECK-NOT: linalg.generic
+// OPT-LABEL: func.func @elementwise(
+// OPT: math.exp %{{.*}} : vector<1x8xf32>
+func.func @elementwise(%x: tensor<4x64xf32>) -> tensor<4x64xf32> {
+  %e = tensor.empty() : tensor<4x64xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
+      ins(%x : tensor<4x64xf32>) outs(%e : tensor<4x64xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %m = math.exp %in : f32
+    linalg.yield %m : f32
+  } -> tensor<4x64xf32>
+  return %r : tensor<4x64xf32>
+}
+
+// No larger than a register tile: vectorized whole, no loop.
+// CHECK-LABEL: func.func @small(
+// CHECK-SAME: %[[X:.*]]: tensor<8xf32>, %[[Y:.*]]: tensor<8xf32>
+// CHECK-NOT: scf.for
+// CHECK: %[[VX:.*]] = vector.transfer_read %[[X]]{{.*}} : tensor<8xf32>, vector<8xf32>
+// CHECK: %[[VY:.*]] = vector.transfer_read %[[Y]]{{.*}} : tensor<8xf32>, vector<8xf32>
+// CHECK: %[[S:.*]] = arith.addf %[[VX]], %[[VY]] : vector<8xf32>
+// CHECK: %[[W:.*]] = vector.transfer_write %[[S]], %{{.*}} : vector<8xf32>, tensor<8xf32>
+// CHECK: return %[[W]]
+func.func @small(%x: tensor<8xf32>, %y: tensor<8xf32>) -> tensor<8xf32> {
+  %e = tensor.empty() : tensor<8xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]}
+      ins(%x, %y : tensor<8xf32>, tensor<8xf32>) outs(%e : tensor<8xf32>) {
+  ^bb0(%in: f32, %in2: f32, %out: f32):
+    %m = arith.addf %in, %in2 : f32
+    linalg.yield %m : f32
+  } -> tensor<8xf32>
+  return %r : tensor<8xf32>
+}
+
+// A row reduction: 1x16 slices reduced along the vector into the row's
+// accumulator.
+// CHECK-LABEL: func.func @rowsum(
+// CHECK: scf.for
+// CHECK: scf.for
+// CHECK: %[[V:.*]] = vector.transfer_read %{{.*}} : tensor<1x16xf32>, vector<1x16xf32>
+// CHECK: %[[A:.*]] = vector.transfer_read %{{.*}} : tensor<1xf32>, vector<1xf32>
+// CHECK: vector.multi_reduction <add>, %[[V]], %[[A]] [1] : vector<1x16xf32> to vector<1xf32>
+func.func @rowsum(%x: tensor<16x64xf32>, %acc: tensor<16xf32>) -> tensor<16xf32> {
+  %r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]}
+      ins(%x : tensor<16x64xf32>) outs(%acc : tensor<16xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %m = arith.addf %out, %in : f32
+    linalg.yield %m : f32
+  } -> tensor<16xf32>
+  return %r : tensor<16xf32>
+}
+
+// A body the vectorizer rejects (a call) is tiled but stays scalar.
+// CHECK-LABEL: func.func @not_vectorizable(
+// CHECK: scf.for
+// CHECK: linalg.generic
+// CHECK-SAME: ins(%{{.*}} : tensor<16xf32>)
+// CHECK: func.call @ext(%{{.*}}) : (f32) -> f32
+// CHECK-NOT: vector.
+func.func @not_vectorizable(%x: tensor<64xf32>) -> tensor<64xf32> {
+  %e = tensor.empty() : tensor<64xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]}
+      ins(%x : tensor<64xf32>) outs(%e : tensor<64xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %m = func.call @ext(%in) : (f32) -> f32
+    linalg.yield %m : f32
+  } -> tensor<64xf32>
+  return %r : tensor<64xf32>
+}
+func.func private @ext(f32) -> f32
