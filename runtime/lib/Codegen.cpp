@@ -111,6 +111,9 @@ TDSL_RUNTIME_EXPORT void tdsl_npy_write(const char *path, int32_t dtype,
 /// Options of a compiled executable: --threads=N, --profile,
 /// --profile-json=FILE. Unknown arguments are an error.
 TDSL_RUNTIME_EXPORT void tdsl_init(int32_t argc, char **argv) {
+  // The run starts here, not when the library was loaded (a JIT loads it
+  // before compiling).
+  tdsl_profile_reset();
   for (int32_t i = 1; i < argc; ++i) {
     const char *a = argv[i];
     if (!std::strncmp(a, "--threads=", 10)) {

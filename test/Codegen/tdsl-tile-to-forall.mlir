@@ -121,3 +121,18 @@ func.func @inside_forall(%x: tensor<4x1024xf32>) -> tensor<4x1024xf32> {
   }
   return %r : tensor<4x1024xf32>
 }
+
+// The kernel id set by tdsl-time-kernels moves to the tiled loop.
+// CHECK-LABEL: func.func @kernel_id(
+// CHECK: scf.forall
+// CHECK: } {tdsl.kernel_id = "main#3"}
+func.func @kernel_id(%x: tensor<1024x64xf32>) -> tensor<1024x64xf32> {
+  %e = tensor.empty() : tensor<1024x64xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
+      ins(%x : tensor<1024x64xf32>) outs(%e : tensor<1024x64xf32>) attrs = {tdsl.kernel_id = "main#3"} {
+  ^bb0(%in: f32, %out: f32):
+    %m = math.exp %in : f32
+    linalg.yield %m : f32
+  } -> tensor<1024x64xf32>
+  return %r : tensor<1024x64xf32>
+}

@@ -7,6 +7,7 @@
 // "redefinition of symbol" in about one run in ten).
 // RUN: tdsl-opt %s --mlir-disable-threading --tdsl-time-kernels | FileCheck %s
 // RUN: tdsl-opt %s --mlir-disable-threading --tdsl-time-kernels --canonicalize | FileCheck %s --check-prefix=WORK
+// RUN: tdsl-opt %s --mlir-disable-threading --tdsl-time-kernels | FileCheck %s --check-prefix=WHERE
 
 // CHECK-DAG: func.func private @tdsl_kernel_register(!llvm.ptr, !llvm.ptr) -> i32
 // CHECK-DAG: func.func private @tdsl_kernel_begin(i32) -> i64
@@ -16,7 +17,7 @@
 // CHECK-DAG: llvm.mlir.global private constant @[[MMWHERE:.*]]("mm.tdsl:3:7\00")
 // Without a NameLoc: "<function>.<op>" and this file's line.
 // CHECK-DAG: llvm.mlir.global private constant @[[GNAME:.*]]("generic.generic\00")
-// CHECK-DAG: llvm.mlir.global private constant @[[GWHERE:.*]]("tdsl-time-kernels.mlir:[[#@LINE+53]]:8\00")
+// CHECK-DAG: llvm.mlir.global private constant @{{.*}}("tdsl-time-kernels.mlir:{{[0-9]+}}:8\00")
 // CHECK-DAG: llvm.mlir.global private constant @{{.*}}("forall.forall\00")
 // CHECK-DAG: llvm.mlir.global private constant @{{.*}}("nested.generic\00")
 
@@ -29,7 +30,9 @@
 // CHECK-NEXT: %[[WP:.*]] = llvm.getelementptr %[[W]][0, 0] : (!llvm.ptr) -> !llvm.ptr, !llvm.array<12 x i8>
 // CHECK-NEXT: %[[ID:.*]] = call @tdsl_kernel_register(%[[NP]], %[[WP]]) : (!llvm.ptr, !llvm.ptr) -> i32
 // CHECK-NEXT: %[[T0:.*]] = call @tdsl_kernel_begin(%[[ID]]) : (i32) -> i64
-// CHECK-NEXT: %[[MM:.*]] = linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<8x4xf32>, tensor<4x16xf32>) outs(%[[FILL]] : tensor<8x16xf32>)
+// Each kernel gets an id ("<function>#<n>") so that CSE cannot merge two
+// identical kernels and leave one timed region empty.
+// CHECK-NEXT: %[[MM:.*]] = linalg.matmul {tdsl.kernel_id = "matmul#0"} ins(%{{.*}}, %{{.*}} : tensor<8x4xf32>, tensor<4x16xf32>) outs(%[[FILL]] : tensor<8x16xf32>)
 // CHECK: call @tdsl_kernel_end(%[[ID]], %[[T0]], %{{.*}}, %{{.*}}) : (i32, i64, f64, f64) -> ()
 // CHECK-NEXT: return %[[MM]]
 // 8 x 16 x 4 iterations x 2 ops; (8x4 + 4x16 + 8x16) x 4 bytes.
@@ -53,6 +56,7 @@ func.func @matmul(%a: tensor<8x4xf32>, %b: tensor<4x16xf32>) -> tensor<8x16xf32>
 // CHECK: call @tdsl_kernel_register
 // CHECK: %[[T0:.*]] = call @tdsl_kernel_begin
 // CHECK: linalg.generic
+// CHECK-SAME: attrs = {tdsl.kernel_id = "generic#0"}
 // CHECK: math.sqrt
 // CHECK: tensor.dim %[[X]]
 // CHECK: call @tdsl_kernel_end(%{{.*}}, %[[T0]], %{{.*}}, %{{.*}})
@@ -69,6 +73,7 @@ func.func @generic(%x: tensor<?xf64>) -> tensor<?xf64> {
   %c0 = arith.constant 0 : index
   %d = tensor.dim %x, %c0 : tensor<?xf64>
   %e = tensor.empty(%d) : tensor<?xf64>
+  // WHERE: llvm.mlir.global private constant @{{.*}}("tdsl-time-kernels.mlir:[[#@LINE+1]]:8\00")
   %r = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]}
       ins(%x : tensor<?xf64>) outs(%e : tensor<?xf64>) {
   ^bb0(%in: f64, %out: f64):
@@ -84,6 +89,7 @@ func.func @generic(%x: tensor<?xf64>) -> tensor<?xf64> {
 // CHECK-LABEL: func.func @forall(
 // CHECK: %[[T0:.*]] = call @tdsl_kernel_begin
 // CHECK-NEXT: scf.forall
+// CHECK: } {tdsl.kernel_id = "forall#0"}
 // CHECK: %[[ZERO:.*]] = arith.constant 0.000000e+00 : f64
 // CHECK-NEXT: call @tdsl_kernel_end(%{{.*}}, %[[T0]], %[[ZERO]], %[[ZERO]])
 func.func @forall() -> tensor<256xi64> {
@@ -102,6 +108,7 @@ func.func @forall() -> tensor<256xi64> {
 // CHECK: scf.for
 // CHECK: %[[T0:.*]] = func.call @tdsl_kernel_begin
 // CHECK-NEXT: linalg.generic
+// CHECK-SAME: {tdsl.kernel_id = "nested#0"}
 // CHECK: func.call @tdsl_kernel_end(%{{.*}}, %[[T0]], %{{.*}}, %{{.*}})
 // CHECK-NEXT: scf.yield
 // WORK-LABEL: func.func @nested(

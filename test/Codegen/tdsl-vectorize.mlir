@@ -96,6 +96,30 @@ func.func @rowsum(%x: tensor<16x64xf32>, %acc: tensor<16xf32>) -> tensor<16xf32>
   return %r : tensor<16xf32>
 }
 
+// Shapes known only at run time: tiled by 16 (the last tile clamped) but
+// not vectorized; masked vectorization is switched off in Vectorize.cpp.
+// CHECK-LABEL: func.func @dynamic(
+// CHECK: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %{{.*}} iter_args
+// CHECK: %[[SZ:.*]] = affine.min #{{.*}}(%{{.*}})[%{{.*}}]
+// CHECK: %[[XS:.*]] = tensor.extract_slice %{{.*}}[%{{.*}}] [%[[SZ]]] [1] : tensor<?xf32> to tensor<?xf32>
+// CHECK: linalg.generic
+// CHECK-SAME: ins(%[[XS]] : tensor<?xf32>)
+// CHECK: arith.mulf %{{.*}}, %{{.*}} : f32
+// CHECK-NOT: vector.
+// CHECK: return
+func.func @dynamic(%x: tensor<?xf32>) -> tensor<?xf32> {
+  %c0 = arith.constant 0 : index
+  %d0 = tensor.dim %x, %c0 : tensor<?xf32>
+  %e = tensor.empty(%d0) : tensor<?xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]}
+      ins(%x : tensor<?xf32>) outs(%e : tensor<?xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %m = arith.mulf %in, %in : f32
+    linalg.yield %m : f32
+  } -> tensor<?xf32>
+  return %r : tensor<?xf32>
+}
+
 // A body the vectorizer rejects (a call) is tiled but stays scalar.
 // CHECK-LABEL: func.func @not_vectorizable(
 // CHECK: scf.for
