@@ -102,8 +102,7 @@ def Vectorize : Pass<"tdsl-vectorize", "mlir::func::FuncOp"> {
   let description = [{
     For each linalg op on tensors, tiles its loops with `scf.for` to a
     register-sized tile and vectorizes the tile with `linalg::vectorize`
-    (ops whose shapes are only known at run time stay scalar: MLIR 22's
-    masked vectorization is not reliable). Contractions get an
+    (masked where shapes are only known at run time). Contractions get an
     `m x n x 1` tile (m = `contraction-rows`, n = `vector-width` * 2) that
     becomes a `vector.contract` (an outer product of FMAs after lowering);
     other ops vectorize their innermost loop by `vector-width`. Ops that do
@@ -192,7 +191,7 @@ def FuseElementwise : Pass<"tdsl-fuse-elementwise", "mlir::func::FuncOp"> {
   let dependentDialects = ["mlir::linalg::LinalgDialect", "mlir::tensor::TensorDialect"];
 }
 
-def TimeKernels : Pass<"tdsl-time-kernels", "mlir::func::FuncOp"> {
+def TimeKernels : Pass<"tdsl-time-kernels", "mlir::ModuleOp"> {
   let summary = "Time every kernel launch and count its work for the profile";
   let description = [{
     Wraps each outermost linalg op (fills aside) and each outermost

@@ -59,10 +59,17 @@ Value numElements(OpBuilder &b, Location loc, Value v) {
 }
 
 struct TimeKernelsPass : ::tdsl::impl::TimeKernelsBase<TimeKernelsPass> {
+  // A module pass: it adds runtime declarations and strings to the module,
+  // which functions processed in parallel would race on.
   void runOnOperation() override {
-    func::FuncOp fn = getOperation();
-    auto module = fn->getParentOfType<ModuleOp>();
+    ModuleOp module = getOperation();
     ::tdsl::RuntimeCalls rt(module);
+    for (auto fn : llvm::to_vector(module.getOps<func::FuncOp>()))
+      if (!fn.isExternal())
+        timeKernels(fn, rt);
+  }
+
+  void timeKernels(func::FuncOp fn, ::tdsl::RuntimeCalls &rt) {
     // Outermost kernels, also inside sequential loops and branches.
     SmallVector<Operation *> kernels;
     fn.walk<WalkOrder::PreOrder>([&](Operation *op) {

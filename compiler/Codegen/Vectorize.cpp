@@ -75,18 +75,22 @@ struct VectorizePass : ::tdsl::impl::VectorizeBase<VectorizePass> {
         rw.replaceOp(op, tiled->replacements);
         target = tiled->tiledOps.front();
       }
-      // Static tiles vectorize by their shape; dynamic ones need sizes (and
-      // would get masks, but MLIR 22's masked vectorization produces masks of
-      // the wrong shape ('vector.mask' op expects a 'vector<16xi1>' mask) for
-      // many ops, so ops whose shapes are only known at run time stay scalar
-      // (correct, slower). Inlining makes most shapes static.
-      if (cast<linalg::LinalgOp>(target).hasDynamicShape())
-        continue;
-      sizes.clear();
-      if (failed(linalg::vectorizeOpPrecondition(target, sizes)))
+      // Static tiles vectorize by their shape; dynamic ones need the sizes
+      // (and get masks). The scalable flags must be given too: without them
+      // the vectorizer reads mask shapes from an empty array.
+      auto targetOp = cast<linalg::LinalgOp>(target);
+      if (!targetOp.hasDynamicShape())
+        sizes.clear();
+      SmallVector<bool> scalable(sizes.size(), false);
+      if (failed(linalg::vectorizeOpPrecondition(target, sizes, scalable)))
         continue;
       rw.setInsertionPoint(target);
-      auto vec = linalg::vectorize(rw, target, sizes);
+      // Contractions as vector.contract, so they lower to FMAs.
+      auto vec = linalg::vectorize(rw, target, sizes, scalable,
+                                   /*vectorizeNDExtract=*/false,
+                                   /*flatten1DDepthwiseConv=*/false,
+                                   /*assumeDynamicDimsMatchVecSizes=*/false,
+                                   /*createNamedContraction=*/true);
       if (failed(vec))
         continue;
       if (!vec->replacements.empty())

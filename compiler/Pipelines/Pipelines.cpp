@@ -38,7 +38,7 @@ void buildTDSLToLinalgPipeline(OpPassManager &pm) {
 
 void buildCPUTilingPipeline(OpPassManager &pm,
                             const CPUPipelineOptions &options) {
-  pm.addNestedPass<func::FuncOp>(createTimeKernels());
+  pm.addPass(createTimeKernels());
   if (options.optLevel == 0)
     return;
   pm.addNestedPass<func::FuncOp>(createTileToForall());

@@ -1,13 +1,9 @@
 // Each outermost kernel (linalg op other than a fill, scf.forall) is wrapped
 // in tdsl_kernel_register/begin/end, with its work for the profile.
 //
-// --mlir-disable-threading: the pass runs on functions but inserts the
-// runtime declarations and name strings into the module; run on several
-// functions in parallel it races (duplicate __tdsl_str_N symbols, seen as
-// "redefinition of symbol" in about one run in ten).
-// RUN: tdsl-opt %s --mlir-disable-threading --tdsl-time-kernels | FileCheck %s
-// RUN: tdsl-opt %s --mlir-disable-threading --tdsl-time-kernels --canonicalize | FileCheck %s --check-prefix=WORK
-// RUN: tdsl-opt %s --mlir-disable-threading --tdsl-time-kernels | FileCheck %s --check-prefix=WHERE
+// RUN: tdsl-opt %s --tdsl-time-kernels | FileCheck %s
+// RUN: tdsl-opt %s --tdsl-time-kernels --canonicalize | FileCheck %s --check-prefix=WORK
+// RUN: tdsl-opt %s --tdsl-time-kernels | FileCheck %s --check-prefix=WHERE
 
 // CHECK-DAG: func.func private @tdsl_kernel_register(!llvm.ptr, !llvm.ptr) -> i32
 // CHECK-DAG: func.func private @tdsl_kernel_begin(i32) -> i64

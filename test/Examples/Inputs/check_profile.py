@@ -3,7 +3,7 @@
 usage: check_profile.py FILE.json N
 
 The JSON must parse, hold a "kernels" list, and contain the kernel of the
-example's matmul function (index notation at matmul.tdsl:13) with exactly
+example's matmul function (index notation at matmul.tdsl:12) with exactly
 one call and flops == 2 * N^3 (N = 256: one multiply and one add per term).
 """
 import json
@@ -20,8 +20,8 @@ for k in kernels:
     for key in ("name", "where", "kind", "calls", "total_ms", "mean_us", "flops", "bytes"):
         assert key in k, "kernel entry without %r: %r" % (key, k)
 
-mm = [k for k in kernels if k["where"].startswith("matmul.tdsl:13:")]
-assert len(mm) == 1, "expected one kernel at matmul.tdsl:13, found %r" % mm
+mm = [k for k in kernels if k["where"].startswith("matmul.tdsl:12:")]
+assert len(mm) == 1, "expected one kernel at matmul.tdsl:12, found %r" % mm
 mm = mm[0]
 assert mm["kind"] == "kernel", mm
 assert mm["name"].startswith("matmul."), mm
