@@ -81,6 +81,14 @@ struct VectorizePass : ::tdsl::impl::VectorizeBase<VectorizePass> {
       auto targetOp = cast<linalg::LinalgOp>(target);
       if (!targetOp.hasDynamicShape())
         sizes.clear();
+      // A reduction whose body reads none of its inputs (a fill folded into
+      // it: sum(ones(...))) is vectorized by MLIR 22 as one step, not one per
+      // iteration; it stays scalar.
+      if (targetOp.getNumReductionLoops() > 0 &&
+          llvm::all_of(targetOp.getDpsInputOperands(), [&](OpOperand *in) {
+            return targetOp.getMatchingBlockArgument(in).use_empty();
+          }))
+        continue;
       SmallVector<bool> scalable(sizes.size(), false);
       if (failed(linalg::vectorizeOpPrecondition(target, sizes, scalable)))
         continue;

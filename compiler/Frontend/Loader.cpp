@@ -34,18 +34,26 @@ std::unique_ptr<Program>
 tdsl::parseProgram(DiagEngine &diags, unsigned bufferId,
                    llvm::ArrayRef<std::string> searchPath) {
   auto program = std::make_unique<Program>();
+  unsigned before = diags.getNumErrors();
   program->main = parseBuffer(diags, bufferId);
-  llvm::SourceMgr &srcMgr = diags.getSourceMgr();
+  loadImports(diags, *program, searchPath);
+  if (diags.getNumErrors() != before)
+    return nullptr;
+  return program;
+}
 
+bool tdsl::loadImports(DiagEngine &diags, Program &program,
+                       llvm::ArrayRef<std::string> searchPath) {
+  unsigned before = diags.getNumErrors();
+  llvm::SourceMgr &srcMgr = diags.getSourceMgr();
   // Breadth-first over imports; a module is loaded once however often it is
   // imported. Modules are stored so that dependencies come first.
   llvm::StringSet<> loaded;
-  std::vector<std::pair<ImportDecl, unsigned>> pending;
-  for (const ImportDecl &imp : program->main->imports)
-    pending.push_back({imp, 0});
+  std::vector<ImportDecl> pending(program.main->imports.begin(),
+                                  program.main->imports.end());
   std::vector<std::unique_ptr<ModuleAST>> order;
   for (size_t i = 0; i < pending.size(); ++i) {
-    ImportDecl imp = pending[i].first;
+    ImportDecl imp = pending[i];
     if (!loaded.insert(imp.name).second)
       continue;
     std::string found;
@@ -72,15 +80,13 @@ tdsl::parseProgram(DiagEngine &diags, unsigned bufferId,
     auto module = parseBuffer(diags, id);
     module->name = imp.name;
     for (const ImportDecl &sub : module->imports)
-      pending.push_back({sub, id});
+      pending.push_back(sub);
     for (auto &fn : module->functions)
       fn->module = imp.name;
     order.push_back(std::move(module));
   }
   // Later imports are dependencies of earlier ones.
   for (auto it = order.rbegin(); it != order.rend(); ++it)
-    program->imported.push_back(std::move(*it));
-  if (diags.hadError())
-    return nullptr;
-  return program;
+    program.imported.push_back(std::move(*it));
+  return diags.getNumErrors() == before;
 }

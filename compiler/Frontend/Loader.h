@@ -19,6 +19,11 @@ std::vector<std::string> getStdlibSearchPath(llvm::ArrayRef<std::string> extra);
 std::unique_ptr<Program> parseProgram(DiagEngine &diags, unsigned bufferId,
                                       llvm::ArrayRef<std::string> searchPath);
 
+/// Loads the modules `program.main` imports (transitively) into
+/// `program.imported`. Returns false after reporting errors.
+bool loadImports(DiagEngine &diags, Program &program,
+                 llvm::ArrayRef<std::string> searchPath);
+
 } // namespace tdsl
 
 #endif // TDSL_FRONTEND_LOADER_H

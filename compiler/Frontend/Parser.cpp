@@ -16,6 +16,13 @@ std::unique_ptr<ModuleAST> tdsl::parseBuffer(DiagEngine &diags,
   return parser.parseModule();
 }
 
+bool tdsl::parseReplBuffer(DiagEngine &diags, unsigned bufferId,
+                           ModuleAST &decls, StmtList &statements) {
+  Lexer lexer(diags, bufferId);
+  Parser parser(diags, lexer.lexAll());
+  return parser.parseReplInput(decls, statements);
+}
+
 static std::string describe(const Token &t) {
   if (t.is(TokenKind::eof))
     return "end of file";
@@ -112,6 +119,33 @@ std::unique_ptr<ModuleAST> Parser::parseModule() {
     }
   }
   return module;
+}
+
+// repl-input ::= (import | function | statement)*
+bool Parser::parseReplInput(ModuleAST &decls, StmtList &statements) {
+  unsigned before = diags.getNumErrors();
+  while (!tok().is(TokenKind::eof)) {
+    if (consumeIf(TokenKind::semicolon))
+      continue;
+    if (tok().is(TokenKind::kw_import)) {
+      if (!parseImport(decls))
+        skipToDeclaration();
+    } else if (tok().is(TokenKind::kw_fn)) {
+      if (auto fn = parseFunction())
+        decls.functions.push_back(std::move(fn));
+      else
+        skipToDeclaration();
+    } else {
+      size_t start = pos;
+      if (auto stmt = parseStatement())
+        statements.push_back(std::move(stmt));
+      else
+        skipToStatementEnd();
+      if (pos == start)
+        consume();
+    }
+  }
+  return diags.getNumErrors() == before;
 }
 
 // import ::= 'import' identifier

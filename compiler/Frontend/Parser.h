@@ -20,6 +20,10 @@ public:
 
   std::unique_ptr<ModuleAST> parseModule();
 
+  /// One input of the REPL: declarations (`fn`, `import`) and statements in
+  /// any order. Returns false after reporting a syntax error.
+  bool parseReplInput(ModuleAST &decls, StmtList &statements);
+
 private:
   // Declarations.
   std::unique_ptr<FunctionDecl> parseFunction();
@@ -88,6 +92,10 @@ private:
 
 /// Lexes and parses one buffer of `diags`' SourceMgr.
 std::unique_ptr<ModuleAST> parseBuffer(DiagEngine &diags, unsigned bufferId);
+
+/// Lexes and parses one buffer as a REPL input (see Parser::parseReplInput).
+bool parseReplBuffer(DiagEngine &diags, unsigned bufferId, ModuleAST &decls,
+                     StmtList &statements);
 
 } // namespace tdsl
 

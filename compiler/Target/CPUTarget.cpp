@@ -27,13 +27,23 @@ using namespace mlir;
 
 namespace tdsl {
 
-LogicalResult addEntryPoint(ModuleOp module) {
-  auto userMain = module.lookupSymbol<func::FuncOp>("main");
+LogicalResult addEntryPoint(ModuleOp module, StringRef entry) {
+  auto userMain = module.lookupSymbol<func::FuncOp>(entry);
   if (!userMain)
-    return module.emitError("the program has no 'main' function to run");
+    return module.emitError("the program has no '") << entry << "' function to run";
   MLIRContext *ctx = module.getContext();
   ctx->loadDialect<LLVM::LLVMDialect, arith::ArithDialect>();
   Location loc = userMain.getLoc();
+  // Another function named main (a program loaded into the REPL) makes way
+  // for the C entry point.
+  if (entry != "main")
+    if (auto other = module.lookupSymbol<func::FuncOp>("main")) {
+      if (failed(SymbolTable::replaceAllSymbolUses(
+              other, StringAttr::get(ctx, "tdsl_program_main"), module)))
+        return failure();
+      other.setSymName("tdsl_program_main");
+      other.setPrivate();
+    }
   if (failed(SymbolTable::replaceAllSymbolUses(
           userMain, StringAttr::get(ctx, "tdsl_main"), module)))
     return failure();
@@ -55,9 +65,9 @@ LogicalResult addEntryPoint(ModuleOp module) {
   auto report = declare("tdsl_profile_report", b.getFunctionType({}, {}));
   auto cMain = func::FuncOp::create(b, loc, "main",
                                     b.getFunctionType({i32, ptr}, {i32}));
-  Block *entry = cMain.addEntryBlock();
-  b.setInsertionPointToStart(entry);
-  func::CallOp::create(b, loc, init, entry->getArguments());
+  Block *body = cMain.addEntryBlock();
+  b.setInsertionPointToStart(body);
+  func::CallOp::create(b, loc, init, body->getArguments());
   auto call = func::CallOp::create(b, loc, userMain, ValueRange{});
   func::CallOp::create(b, loc, report, ValueRange{});
   Value rc = call.getNumResults()

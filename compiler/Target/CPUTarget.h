@@ -18,10 +18,11 @@ class Module;
 
 namespace tdsl {
 
-/// Renames the program's `main` to `tdsl_main` and adds a C `main(argc,
-/// argv)` that reads the runtime options (--threads, --profile, ...), runs
-/// it, and prints the profile.
-mlir::LogicalResult addEntryPoint(mlir::ModuleOp module);
+/// Renames the program's `entry` function (`main`) to `tdsl_main` and adds a
+/// C `main(argc, argv)` that reads the runtime options (--threads,
+/// --profile, ...), runs it, and prints the profile.
+mlir::LogicalResult addEntryPoint(mlir::ModuleOp module,
+                                  llvm::StringRef entry = "main");
 
 /// Runs the CPU pipeline on a module in the tdsl dialect up to `stage`.
 mlir::LogicalResult lowerForCPU(mlir::ModuleOp module,

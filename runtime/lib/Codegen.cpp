@@ -45,6 +45,8 @@ std::map<std::string, std::pair<std::vector<int64_t>, void *>> pending;
 extern "C" {
 
 TDSL_RUNTIME_EXPORT void tdsl_print_str(const char *text, int32_t newline) {
+  if (tdsl_is_quiet())
+    return;
   std::fputs(text ? text : "", stdout);
   if (newline) {
     std::fputc('\n', stdout);

@@ -55,6 +55,10 @@ void checkDtypeAndRank(int32_t dtype, int64_t rank, const char *what);
 /// Nanoseconds on the steady clock.
 int64_t nowNs();
 
+/// Sets a function tdsl_profile_report calls first, to add timings that are
+/// still pending (the CUDA runtime's events); null for none.
+void setProfileFlushHook(void (*hook)());
+
 } // namespace tdsl::rt
 
 #endif // TDSL_RUNTIME_LIB_INTERNAL_H

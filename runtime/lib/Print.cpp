@@ -1,6 +1,8 @@
 //===- Print.cpp - Printing scalars and tensors to stdout -----------------===//
 #include "Internal.h"
 
+#include <atomic>
+
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -111,8 +113,13 @@ struct TensorPrinter {
   }
 };
 
+/// Set by tdsl_set_quiet: the REPL replays earlier inputs without output.
+std::atomic<bool> quiet{false};
+
 /// One write per call keeps lines from concurrent prints whole.
 void emit(std::string &text, const char *prefix, int32_t newline) {
+  if (quiet.load(std::memory_order_relaxed))
+    return;
   if (prefix)
     text.insert(0, prefix);
   if (newline)
@@ -165,3 +172,7 @@ void tdsl_print_memref(int32_t dtype, int64_t rank, void *memref,
   printer.print(0);
   emit(text, prefix, newline);
 }
+
+void tdsl_set_quiet(int32_t on) { quiet.store(on != 0, std::memory_order_relaxed); }
+
+int32_t tdsl_is_quiet(void) { return quiet.load(std::memory_order_relaxed); }

@@ -2,6 +2,7 @@
 #include "Internal.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -42,6 +43,8 @@ Profile &profile() {
 
 void reportAtExit() { tdsl_profile_report(); }
 
+std::atomic<void (*)()> flushHook{nullptr};
+
 /// Starts the run clock when the library loads and arms the exit report.
 [[maybe_unused]] const bool armed = [] {
   profile();
@@ -55,6 +58,8 @@ const char *kindName(int32_t kind) {
     return "h2d";
   case TDSL_KIND_D2H:
     return "d2h";
+  case TDSL_KIND_D2D:
+    return "d2d";
   default:
     return "kernel";
   }
@@ -211,6 +216,22 @@ void tdsl_kernel_end(int32_t id, int64_t start, double flops, double bytes) {
     k.bytes += bytes;
 }
 
+void tdsl_kernel_record(int32_t id, double ms, double flops, double bytes) {
+  Profile &p = profile();
+  std::lock_guard<std::mutex> lock(p.mutex);
+  if (id < 0 || size_t(id) >= p.kernels.size())
+    fatal(nullptr, format("tdsl_kernel_record: unknown kernel id %d", id));
+  KernelStats &k = *p.kernels[id];
+  ++k.calls;
+  k.totalNs += ms > 0 ? int64_t(ms * 1e6 + 0.5) : 0;
+  if (flops > 0)
+    k.flops += flops;
+  if (bytes > 0)
+    k.bytes += bytes;
+}
+
+void tdsl::rt::setProfileFlushHook(void (*hook)()) { flushHook = hook; }
+
 void tdsl_profile_enable(int32_t on) {
   Profile &p = profile();
   std::lock_guard<std::mutex> lock(p.mutex);
@@ -225,6 +246,8 @@ void tdsl_profile_set_json(const char *path) {
 }
 
 void tdsl_profile_report(void) {
+  if (void (*hook)() = flushHook.load())
+    hook();
   Profile &p = profile();
   std::vector<KernelStats> snapshot;
   int64_t runNs;

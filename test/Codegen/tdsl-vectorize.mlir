@@ -2,12 +2,15 @@
 // RUN: tdsl-opt %s --tdsl-vectorize | FileCheck %s
 // RUN: tdsl-opt %s --tdsl-vectorize="vector-width=8 contraction-rows=4" | FileCheck %s --check-prefix=OPT
 
-// CHECK-DAG: #[[AMAP:.*]] = affine_map<(d0, d1) -> (d0, 0, d1)>
-// CHECK-DAG: #[[BMAP:.*]] = affine_map<(d0, d1) -> (0, d1, d0)>
+// CHECK-DAG: #[[AMAP:.*]] = affine_map<(d0, d1, d2) -> (d0, d2)>
+// CHECK-DAG: #[[BMAP:.*]] = affine_map<(d0, d1, d2) -> (d2, d1)>
+// CHECK-DAG: #[[CMAP:.*]] = affine_map<(d0, d1, d2) -> (d0, d1)>
+// CHECK-DAG: #[[DMIN:.*]] = affine_map<(d0)[s0] -> (-d0 + s0, 16)>
 
 // A contraction tile: 8 rows x 32 columns (2 x 16 lanes) x 1 step of k, the
 // reduction loop innermost; the 8x1 column of A and the 1x32 row of B are
-// broadcast to 8x32x1, multiplied and reduced into the 8x32 accumulator.
+// read as they are and contracted (an outer product) into the 8x32
+// accumulator by a vector.contract, which later lowers to FMAs.
 // CHECK-LABEL: func.func @matmul_tile(
 // CHECK-DAG: %[[C8:.*]] = arith.constant 8 : index
 // CHECK-DAG: %[[C32:.*]] = arith.constant 32 : index
@@ -18,17 +21,18 @@
 // CHECK: %[[AS:.*]] = tensor.extract_slice %{{.*}}[%[[I]], %[[K]]] [8, 1] [1, 1] : tensor<64x128xf32> to tensor<8x1xf32>
 // CHECK: %[[BS:.*]] = tensor.extract_slice %{{.*}}[%[[K]], %[[J]]] [1, 32] [1, 1] : tensor<128x64xf32> to tensor<1x32xf32>
 // CHECK: %[[CS:.*]] = tensor.extract_slice %[[ACC]][%[[I]], %[[J]]] [8, 32] [1, 1] : tensor<64x64xf32> to tensor<8x32xf32>
-// CHECK: %[[VA:.*]] = vector.transfer_read %[[AS]]{{.*}}permutation_map = #[[AMAP]]{{.*}} : tensor<8x1xf32>, vector<8x32x1xf32>
-// CHECK: %[[VB:.*]] = vector.transfer_read %[[BS]]{{.*}}permutation_map = #[[BMAP]]{{.*}} : tensor<1x32xf32>, vector<8x32x1xf32>
+// CHECK: %[[VA:.*]] = vector.transfer_read %[[AS]]{{.*}} : tensor<8x1xf32>, vector<8x1xf32>
+// CHECK: %[[VB:.*]] = vector.transfer_read %[[BS]]{{.*}} : tensor<1x32xf32>, vector<1x32xf32>
 // CHECK: %[[VC:.*]] = vector.transfer_read %[[CS]]{{.*}} : tensor<8x32xf32>, vector<8x32xf32>
-// CHECK: %[[P:.*]] = arith.mulf %[[VA]], %[[VB]] : vector<8x32x1xf32>
-// CHECK: %[[R:.*]] = vector.multi_reduction <add>, %[[P]], %[[VC]] [2] : vector<8x32x1xf32> to vector<8x32xf32>
+// CHECK-NOT: arith.mulf
+// CHECK-NOT: vector.multi_reduction
+// CHECK: %[[R:.*]] = vector.contract {indexing_maps = [#[[AMAP]], #[[BMAP]], #[[CMAP]]], iterator_types = ["parallel", "parallel", "reduction"], kind = #vector.kind<add>} %[[VA]], %[[VB]], %[[VC]] : vector<8x1xf32>, vector<1x32xf32> into vector<8x32xf32>
 // CHECK: %[[W:.*]] = vector.transfer_write %[[R]], %[[CS]]{{.*}} : vector<8x32xf32>, tensor<8x32xf32>
 // CHECK: tensor.insert_slice %[[W]] into %[[ACC]][%[[I]], %[[J]]] [8, 32] [1, 1]
 // CHECK-NOT: linalg.matmul
 // OPT-LABEL: func.func @matmul_tile(
-// OPT: arith.mulf %{{.*}}, %{{.*}} : vector<4x16x1xf32>
-// OPT: vector.multi_reduction <add>, %{{.*}}, %{{.*}} [2] : vector<4x16x1xf32> to vector<4x16xf32>
+// OPT-NOT: vector.multi_reduction
+// OPT: vector.contract {{.*}} : vector<4x1xf32>, vector<1x16xf32> into vector<4x16xf32>
 func.func @matmul_tile(%a: tensor<64x128xf32>, %b: tensor<128x64xf32>, %c: tensor<64x64xf32>) -> tensor<64x64xf32> {
   %r = linalg.matmul ins(%a, %b : tensor<64x128xf32>, tensor<128x64xf32>) outs(%c : tensor<64x64xf32>) -> tensor<64x64xf32>
   return %r : tensor<64x64xf32>
@@ -96,16 +100,21 @@ func.func @rowsum(%x: tensor<16x64xf32>, %acc: tensor<16xf32>) -> tensor<16xf32>
   return %r : tensor<16xf32>
 }
 
-// Shapes known only at run time: tiled by 16 (the last tile clamped) but
-// not vectorized; masked vectorization is switched off in Vectorize.cpp.
+// Shapes known only at run time: tiled by 16 (the last tile clamped) and
+// vectorized with masks: a 16-lane mask of the tile's run-time size guards
+// the reads and the write.
 // CHECK-LABEL: func.func @dynamic(
-// CHECK: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %{{.*}} iter_args
-// CHECK: %[[SZ:.*]] = affine.min #{{.*}}(%{{.*}})[%{{.*}}]
+// CHECK: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%[[OUT:.*]] = %{{.*}})
+// CHECK: %[[SZ:.*]] = affine.min #[[DMIN]](%{{.*}})[%{{.*}}]
 // CHECK: %[[XS:.*]] = tensor.extract_slice %{{.*}}[%{{.*}}] [%[[SZ]]] [1] : tensor<?xf32> to tensor<?xf32>
-// CHECK: linalg.generic
-// CHECK-SAME: ins(%[[XS]] : tensor<?xf32>)
-// CHECK: arith.mulf %{{.*}}, %{{.*}} : f32
-// CHECK-NOT: vector.
+// CHECK: %[[OS:.*]] = tensor.extract_slice %[[OUT]][%{{.*}}] [%[[SZ]]] [1] : tensor<?xf32> to tensor<?xf32>
+// CHECK: %[[D:.*]] = tensor.dim %[[XS]], %{{.*}} : tensor<?xf32>
+// CHECK: %[[M:.*]] = vector.create_mask %[[D]] : vector<16xi1>
+// CHECK: %[[V:.*]] = vector.mask %[[M]] { vector.transfer_read %[[XS]]{{.*}} : tensor<?xf32>, vector<16xf32> } : vector<16xi1> -> vector<16xf32>
+// CHECK: %[[P:.*]] = arith.mulf %[[V]], %[[V]] : vector<16xf32>
+// CHECK: %[[W:.*]] = vector.mask %[[M]] { vector.transfer_write %[[P]], %[[OS]]{{.*}} : vector<16xf32>, tensor<?xf32> } : vector<16xi1> -> tensor<?xf32>
+// CHECK: tensor.insert_slice %[[W]] into %[[OUT]][%{{.*}}] [%[[SZ]]] [1]
+// CHECK-NOT: linalg.generic
 // CHECK: return
 func.func @dynamic(%x: tensor<?xf32>) -> tensor<?xf32> {
   %c0 = arith.constant 0 : index

@@ -193,6 +193,11 @@ TDSL_RUNTIME_EXPORT void tdsl_print_memref(int32_t dtype, int64_t rank,
                                            void *memref, const char *prefix,
                                            int32_t newline);
 
+/** While `on` is nonzero, every print is skipped (the REPL replays earlier
+ *  inputs silently). */
+TDSL_RUNTIME_EXPORT void tdsl_set_quiet(int32_t on);
+TDSL_RUNTIME_EXPORT int32_t tdsl_is_quiet(void);
+
 /** IEEE half / bfloat16 bit patterns to float (exact). */
 TDSL_RUNTIME_EXPORT float tdsl_f16_to_f32(uint16_t bits);
 TDSL_RUNTIME_EXPORT float tdsl_bf16_to_f32(uint16_t bits);
@@ -233,6 +238,7 @@ enum {
   TDSL_KIND_KERNEL = 0,
   TDSL_KIND_H2D = 1, /**< host-to-device copy */
   TDSL_KIND_D2H = 2, /**< device-to-host copy */
+  TDSL_KIND_D2D = 3, /**< device-to-device copy */
 };
 
 /** Registers a kernel (kind TDSL_KIND_KERNEL) named `name` at DSL location
@@ -256,6 +262,12 @@ TDSL_RUNTIME_EXPORT int64_t tdsl_kernel_begin(int32_t id);
 TDSL_RUNTIME_EXPORT void tdsl_kernel_end(int32_t id, int64_t start,
                                          double flops, double bytes);
 
+/** Adds one call of kernel `id` that took `ms` milliseconds, measured
+ *  elsewhere (the GPU's events), with `flops` / `bytes` as tdsl_kernel_end.
+ *  Thread-safe. */
+TDSL_RUNTIME_EXPORT void tdsl_kernel_record(int32_t id, double ms,
+                                            double flops, double bytes);
+
 /** Enables (on != 0) or disables the profile report. */
 TDSL_RUNTIME_EXPORT void tdsl_profile_enable(int32_t on);
 
@@ -274,6 +286,57 @@ TDSL_RUNTIME_EXPORT void tdsl_profile_report(void);
 /** Clears all statistics (keeping registrations), restarts the run clock
  *  and re-arms the report; for a REPL that reports per input, and tests. */
 TDSL_RUNTIME_EXPORT void tdsl_profile_reset(void);
+
+/*===-------------------------------- CUDA ----------------------------------===*/
+/*
+ * GPU programs use the CUDA driver through the runtime: libcuda.so.1 is
+ * loaded with dlopen on first use (the environment variable
+ * TDSL_CUDA_LIBRARY names another file), never linked. Generated code calls
+ * MLIR's `gpu-to-llvm` ABI, which the runtime provides with the signatures
+ * of mlir/lib/ExecutionEngine/CudaRuntimeWrappers.cpp (LLVM 22):
+ *
+ *   mgpuModuleLoad(void *blob, size_t size)    cubin/fatbin/PTX
+ *   mgpuModuleLoadJIT(void *ptx, int optLevel) PTX, compiled by the driver
+ *   mgpuModuleUnload, mgpuModuleGetFunction(module, name),
+ *   mgpuLaunchKernel(fn, gridX..Z, blockX..Z, int32 smem, stream, params,
+ *                    extra, size_t paramsCount),
+ *   mgpuStreamCreate/Destroy/Synchronize/WaitEvent,
+ *   mgpuEventCreate/Destroy/Synchronize/Record,
+ *   mgpuMemAlloc(uint64 size, stream, bool managed), mgpuMemFree,
+ *   mgpuMemcpy(dst, src, size, stream), mgpuMemset32, mgpuMemset16,
+ *   mgpuMemHostRegister[MemRef], mgpuMemHostUnregister[MemRef],
+ *   mgpuSetDefaultDevice(int32 device)
+ *
+ * Unlike upstream, a failing driver call prints
+ *   `<where>: error: CUDA call cuLaunchKernel failed for kernel 'k' ...:
+ *    CUDA_ERROR_LAUNCH_FAILED (unspecified launch failure)`
+ * and exits 1; with no driver or no device the first GPU call prints
+ * `tdsl: error: no CUDA GPU: <reason>` and exits 1. Every launch and every
+ * host/device copy is timed with CUDA events into the profile: kernels as
+ * kind TDSL_KIND_KERNEL named after the kernel, copies as "memcpy" of kind
+ * H2D, D2H or D2D with their bytes, both at the location last set. Times are
+ * read when the stream is synchronized or destroyed, at tdsl_profile_report
+ * and at exit. TDSL_CUDA_SYNC=1 synchronizes after every launch and copy, so
+ * an asynchronous fault is reported at the launch that caused it.
+ */
+
+/** 1 when a CUDA driver and at least one device are usable, else 0 with the
+ *  reason (NUL-terminated, truncated to `len` bytes) in `reason` (may be
+ *  null). Never exits. */
+TDSL_RUNTIME_EXPORT int32_t tdsl_cuda_available(char *reason, int64_t len);
+
+/** Writes a one-line description of the current device to `out`:
+ *  "NVIDIA H200 (sm_90, 132 SMs, 139.8 GiB, CUDA driver 13.0)", or
+ *  "no CUDA GPU: <reason>". Never exits. */
+TDSL_RUNTIME_EXPORT void tdsl_cuda_describe(char *out, int64_t len);
+
+/** Sets the DSL location ("prog.tdsl:12:5"; null: none) of this thread's
+ *  following GPU operations, for errors and profile rows. */
+TDSL_RUNTIME_EXPORT void tdsl_cuda_set_location(const char *where);
+
+/** Sets the work (0 = unknown) of this thread's next kernel launch, for the
+ *  profile's GFLOP/s and GB/s; the launch consumes it. */
+TDSL_RUNTIME_EXPORT void tdsl_cuda_set_work(double flops, double bytes);
 
 #ifdef __cplusplus
 } /* extern "C" */

@@ -1,0 +1,78 @@
+//===- Session.h - State and evaluation of a tdsl-repl session ------------===//
+#ifndef TDSL_REPL_SESSION_H
+#define TDSL_REPL_SESSION_H
+
+#include "compiler/Pipelines/Pipelines.h"
+
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/SourceMgr.h"
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace tdsl {
+
+struct SessionOptions {
+  CPUPipelineOptions cpu;
+  std::string runtimeDir;
+  std::vector<std::string> includeDirs;
+  int threads = 0;
+};
+
+/// A REPL session. Every input is compiled, with the definitions and the
+/// bindings accepted so far, into one program through the same pipeline as
+/// tdslc and JIT-run in a child process: earlier bindings are replayed
+/// silently (values are pure functions of the program, the RNG included),
+/// so their values are the same, and a crash or a run-time error in the
+/// child leaves the session intact. An input that fails changes nothing.
+class Session {
+public:
+  explicit Session(SessionOptions options);
+  ~Session();
+
+  /// Definitions, imports and statements; an expression prints its value
+  /// with its type. Returns false after reporting an error.
+  bool eval(llvm::StringRef input);
+  /// Prints the type of an expression.
+  bool printType(llvm::StringRef expr);
+  /// Runs an expression `repeats` times (0: until about 1 s) and prints the
+  /// compile time and the median and spread of its kernels' time.
+  bool time(llvm::StringRef expr, bool perKernel, unsigned repeats = 0);
+  /// Prints the IR of the program for `expr` after `stage` (tdsl, linalg,
+  /// tiled, bufferized, llvm).
+  bool printIR(llvm::StringRef stage, llvm::StringRef expr);
+  /// Defines the functions and imports of a file (its `main` stays callable
+  /// as main()).
+  bool loadFile(llvm::StringRef path);
+  /// Forgets every definition and binding.
+  void reset();
+  void setProfile(bool on) { profile = on; }
+  bool getProfile() const { return profile; }
+  /// Names worth completing: defined functions and bound variables.
+  std::vector<std::string> names() const;
+
+private:
+  struct Compiled;
+  enum class Mode { Run, Type, Time, IR };
+  std::unique_ptr<Compiled> compile(unsigned bufferId, Mode mode,
+                                    llvm::StringRef stage = "");
+  int runChild(Compiled &c, const std::string &profileJson);
+  unsigned addBuffer(llvm::StringRef text, llvm::StringRef name);
+
+  SessionOptions options;
+  llvm::SourceMgr srcMgr;
+  unsigned inputCounter = 0;
+  /// Function name -> the buffer whose definition is current.
+  std::map<std::string, unsigned> functions;
+  std::vector<std::string> imports;
+  /// Accepted inputs with statements, replayed in order.
+  std::vector<unsigned> statements;
+  std::vector<std::string> variables;
+  bool profile = false;
+};
+
+} // namespace tdsl
+
+#endif // TDSL_REPL_SESSION_H

@@ -1,0 +1,120 @@
+//===- CudaDriver.h - libcuda through dlopen, errors, contexts --*- C++ -*-===//
+//
+// The runtime never links libcuda: the first GPU call dlopens libcuda.so.1
+// and resolves the functions of CudaSymbols.def. The CUDA types used are
+// declared here (with cuda.h's layouts and values), so building needs no
+// CUDA headers.
+//
+// Every failing driver call ends the program with
+//   `<where>: error: CUDA call <name> failed <detail>: <NAME> (<text>)`
+// and status 1, `where` being the location of tdsl_cuda_set_location.
+//
+//===----------------------------------------------------------------------===//
+#ifndef TDSL_RUNTIME_LIB_CUDADRIVER_H
+#define TDSL_RUNTIME_LIB_CUDADRIVER_H
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+namespace tdsl::rt::cuda {
+
+using CUresult = int;
+using CUdevice = int;
+using CUdeviceptr = unsigned long long;
+using CUcontext = struct CUctx_st *;
+using CUmodule = struct CUmod_st *;
+using CUfunction = struct CUfunc_st *;
+using CUstream = struct CUstream_st *;
+using CUevent = struct CUevent_st *;
+
+/// The values of cuda.h's enumerators that the runtime passes or tests.
+enum : int {
+  CUDA_SUCCESS = 0,
+  CUDA_ERROR_INVALID_VALUE = 1,
+  CUDA_ERROR_DEINITIALIZED = 4,
+  CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED = 712,
+  CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED = 713,
+
+  CU_STREAM_NON_BLOCKING = 0x1,
+  CU_EVENT_DEFAULT = 0x0, ///< records timing
+  CU_EVENT_DISABLE_TIMING = 0x2,
+  CU_MEM_ATTACH_GLOBAL = 0x1,
+
+  CU_JIT_ERROR_LOG_BUFFER = 5,
+  CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES = 6,
+  CU_JIT_OPTIMIZATION_LEVEL = 7,
+
+  CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT = 16,
+  CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR = 75,
+  CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR = 76,
+
+  CU_POINTER_ATTRIBUTE_MEMORY_TYPE = 2,
+  CU_MEMORYTYPE_HOST = 1,
+};
+
+/// The driver's functions, one member per CudaSymbols.def entry.
+struct CudaDriver {
+#define TDSL_CUDA_SYMBOL(name, symbol, fallback, params)                       \
+  CUresult(*name) params = nullptr;
+#include "CudaSymbols.def"
+};
+
+/// The loaded driver; on the first call loads libcuda (TDSL_CUDA_LIBRARY
+/// overrides the name), resolves the table and runs cuInit. Without a usable
+/// driver or device prints `tdsl: error: no CUDA GPU: <reason>`, exits 1.
+const CudaDriver &driver();
+
+/// Whether driver() would succeed; sets `reason` when not. Never exits.
+bool driverAvailable(std::string *reason);
+
+/// "CUDA_ERROR_LAUNCH_FAILED (unspecified launch failure)" for `result`.
+std::string errorText(CUresult result);
+
+/// Reports a failed driver call and exits 1 (see the file comment). `detail`
+/// says what was being done ("for kernel 'k'"), `note` follows the message
+/// on its own lines (a JIT log). At exit, ends with _Exit(1).
+[[noreturn]] void fail(const char *call, CUresult result,
+                       const std::string &detail, const std::string &note = {});
+
+/// Prints `<where>: error: <message>` (where = location()) and exits 1, or
+/// _Exit(1) when the process is already exiting. From then on the timing
+/// flushes do nothing, so exit hooks cannot fail again or deadlock.
+[[noreturn]] void die(const std::string &message);
+
+/// True once die() has begun.
+bool dying();
+
+/// The DSL location of the current GPU operation on this thread (null when
+/// none was set).
+const char *location();
+
+/// Makes the primary context of this thread's device (mgpuSetDefaultDevice,
+/// 0 by default) current on this thread.
+void enterContext();
+/// Sets the device enterContext uses on this thread.
+void setDevice(int ordinal);
+
+/// True once the process has begun exiting: failures then end it with _Exit
+/// and teardown errors (CUDA_ERROR_DEINITIALIZED) are ignored.
+bool exiting();
+/// Marks the process as exiting (the CUDA exit hook's first step).
+void setExiting();
+
+/// Called once after cuInit succeeds: registers the exit hook that resolves
+/// pending timings (defined in CudaRuntime.cpp).
+void onDriverLoaded();
+
+} // namespace tdsl::rt::cuda
+
+/// Calls driver().fn(args...) and reports a failure with `detail`, an
+/// expression evaluated only on failure.
+#define TDSL_CU_CHECK(detail, fn, ...)                                         \
+  do {                                                                         \
+    ::tdsl::rt::cuda::CUresult tdslCuResult_ =                                 \
+        ::tdsl::rt::cuda::driver().fn(__VA_ARGS__);                            \
+    if (tdslCuResult_ != ::tdsl::rt::cuda::CUDA_SUCCESS)                       \
+      ::tdsl::rt::cuda::fail(#fn, tdslCuResult_, detail);                      \
+  } while (false)
+
+#endif // TDSL_RUNTIME_LIB_CUDADRIVER_H

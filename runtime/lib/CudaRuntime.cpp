@@ -1,0 +1,451 @@
+//===- CudaRuntime.cpp - MLIR's mgpu* ABI over the CUDA driver ------------===//
+//
+// `gpu-to-llvm` lowers gpu.launch_func, gpu.alloc, gpu.memcpy, ... into
+// calls to the mgpu* functions of MLIR's CudaRuntimeWrappers.cpp; these are
+// the same functions with the same signatures (LLVM 22), over the dlopen'd
+// driver, with two differences: a failing call ends the program with a
+// message naming the call, the kernel and the DSL location (upstream prints
+// and continues), and every launch and host/device copy is timed with a pair
+// of CUDA events into the profile (tdsl_kernel_record).
+//
+// Timings are read back when their stream is synchronized (or destroyed), at
+// tdsl_profile_report, at exit, and when more than kMaxPending are waiting.
+//
+//===----------------------------------------------------------------------===//
+#include "CudaDriver.h"
+#include "Internal.h"
+
+#include <cstdlib>
+#include <cstring>
+#include <deque>
+#include <map>
+#include <mutex>
+#include <vector>
+
+using namespace tdsl::rt;
+using namespace tdsl::rt::cuda;
+
+namespace {
+/// A timed launch or copy whose events may not have completed yet.
+struct Pending {
+  int32_t id;
+  CUevent start, stop;
+  CUstream stream;
+  double flops, bytes;
+  std::string what; // "kernel 'k' (launched at loc)", for errors
+};
+
+constexpr size_t kMaxPending = 4096;
+
+struct Timing {
+  std::mutex mutex;
+  std::deque<Pending> pending; // in launch order
+  std::vector<CUevent> freeEvents;
+  std::map<CUfunction, std::string> kernelNames;
+};
+
+/// Leaked: exit hooks and module destructors may use it at any time.
+Timing &timing() {
+  static Timing *t = new Timing;
+  return *t;
+}
+
+thread_local double workFlops = 0, workBytes = 0;
+
+/// TDSL_CUDA_SYNC=1 synchronizes after every launch and copy, so that an
+/// asynchronous failure is reported at the operation that caused it.
+bool syncEachOperation() {
+  static const bool sync = [] {
+    const char *env = std::getenv("TDSL_CUDA_SYNC");
+    return env && *env && std::strcmp(env, "0") != 0;
+  }();
+  return sync;
+}
+
+std::string quoted(const char *where) {
+  return where ? std::string(" at ") + where : std::string();
+}
+
+/// A timing event (timing enabled) from the free list or the driver. Called
+/// with the timing mutex held.
+CUevent takeEvent(Timing &t, const std::string &what) {
+  if (!t.freeEvents.empty()) {
+    CUevent e = t.freeEvents.back();
+    t.freeEvents.pop_back();
+    return e;
+  }
+  CUevent e = nullptr;
+  TDSL_CU_CHECK("creating a timing event for " + what, cuEventCreate, &e,
+                CU_EVENT_DEFAULT);
+  return e;
+}
+
+/// Waits for `p`'s events and adds its time to the profile. Called with the
+/// timing mutex held.
+void resolve(Timing &t, const Pending &p) {
+  TDSL_CU_CHECK("after " + p.what, cuEventSynchronize, p.stop);
+  float ms = 0;
+  TDSL_CU_CHECK("timing " + p.what, cuEventElapsedTime, &ms, p.start, p.stop);
+  tdsl_kernel_record(p.id, double(ms), p.flops, p.bytes);
+  t.freeEvents.push_back(p.start);
+  t.freeEvents.push_back(p.stop);
+}
+
+/// Resolves the pending timings of `stream` (all of them when `all`).
+void resolvePending(CUstream stream, bool all) {
+  Timing &t = timing();
+  std::lock_guard<std::mutex> lock(t.mutex);
+  std::deque<Pending> keep;
+  while (!t.pending.empty()) {
+    Pending p = std::move(t.pending.front());
+    t.pending.pop_front();
+    if (all || p.stream == stream)
+      resolve(t, p);
+    else
+      keep.push_back(std::move(p));
+  }
+  t.pending.swap(keep);
+}
+
+/// The most recent pending operation on `stream`, for a failed wait.
+std::string lastOn(CUstream stream) {
+  Timing &t = timing();
+  std::lock_guard<std::mutex> lock(t.mutex);
+  for (auto it = t.pending.rbegin(); it != t.pending.rend(); ++it)
+    if (it->stream == stream)
+      return "after " + it->what;
+  return "";
+}
+
+void synchronize(CUstream stream) {
+  CUresult r = driver().cuStreamSynchronize(stream);
+  if (r != CUDA_SUCCESS)
+    fail("cuStreamSynchronize", r, lastOn(stream));
+  resolvePending(stream, /*all=*/false);
+}
+
+/// Times `body` (which enqueues one operation on `stream`) as a call of
+/// profile entry `id`.
+template <typename Body>
+void timed(int32_t id, CUstream stream, double flops, double bytes,
+           const std::string &what, Body body) {
+  Timing &t = timing();
+  CUevent start, stop;
+  {
+    std::lock_guard<std::mutex> lock(t.mutex);
+    start = takeEvent(t, what);
+    stop = takeEvent(t, what);
+  }
+  TDSL_CU_CHECK("for " + what, cuEventRecord, start, stream);
+  body();
+  TDSL_CU_CHECK("for " + what, cuEventRecord, stop, stream);
+  {
+    std::lock_guard<std::mutex> lock(t.mutex);
+    t.pending.push_back({id, start, stop, stream, flops, bytes, what});
+    if (t.pending.size() > kMaxPending) {
+      resolve(t, t.pending.front());
+      t.pending.pop_front();
+    }
+  }
+  if (syncEachOperation())
+    synchronize(stream);
+}
+
+void flushAll() {
+  if (!dying()) // a failure is being reported: its exit must not wait here
+    resolvePending(nullptr, /*all=*/true);
+}
+
+void flushAtExit() {
+  // Runs before the driver's own exit hooks (registered after cuInit).
+  setExiting();
+  flushAll();
+}
+
+/// Whether `ptr` is device (or managed) memory; pageable host memory is not
+/// known to the driver at all.
+bool isDevice(const void *ptr) {
+  int type = 0;
+  CUresult r =
+      driver().cuPointerGetAttribute(&type, CU_POINTER_ATTRIBUTE_MEMORY_TYPE,
+                                     reinterpret_cast<CUdeviceptr>(ptr));
+  return r == CUDA_SUCCESS && type != CU_MEMORYTYPE_HOST;
+}
+
+CUmodule loadModule(const void *data, int64_t size, int optLevel) {
+  enterContext();
+  char log[16384] = {};
+  int options[3] = {CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES,
+                    CU_JIT_OPTIMIZATION_LEVEL};
+  void *values[3] = {log, reinterpret_cast<void *>(uintptr_t(sizeof log - 1)),
+                     reinterpret_cast<void *>(uintptr_t(optLevel))};
+  CUmodule module = nullptr;
+  CUresult r = driver().cuModuleLoadDataEx(&module, data, optLevel >= 0 ? 3 : 2,
+                                           options, values);
+  if (r != CUDA_SUCCESS) {
+    std::string detail =
+        optLevel >= 0
+            ? format("JIT-compiling the GPU module's PTX (optimization level "
+                     "%d)",
+                     optLevel)
+            : format("loading the GPU module's binary (%lld bytes)",
+                     (long long)size);
+    std::string note;
+    if (log[0])
+      note = "note: the CUDA JIT said:\n" + std::string(log);
+    fail("cuModuleLoadDataEx", r, detail, note);
+  }
+  return module;
+}
+
+std::string kernelName(CUfunction function) {
+  Timing &t = timing();
+  std::lock_guard<std::mutex> lock(t.mutex);
+  auto it = t.kernelNames.find(function);
+  return it != t.kernelNames.end() ? it->second : "<unknown kernel>";
+}
+
+unsigned launchDim(intptr_t v, const char *what, const std::string &kernel) {
+  if (v < 1 || uintmax_t(v) > 0xffffffffu)
+    die(format("invalid launch of kernel '%s': %s size %lld", kernel.c_str(),
+               what, (long long)v));
+  return unsigned(v);
+}
+} // namespace
+
+void cuda::onDriverLoaded() {
+  std::atexit(flushAtExit);
+  setProfileFlushHook(flushAll);
+}
+
+extern "C" {
+
+TDSL_RUNTIME_EXPORT void tdsl_cuda_set_work(double flops, double bytes) {
+  workFlops = flops;
+  workBytes = bytes;
+}
+
+//===------------------- MLIR's CudaRuntimeWrappers ABI -------------------===//
+
+TDSL_RUNTIME_EXPORT CUmodule mgpuModuleLoad(void *data, size_t gpuBlobSize) {
+  return loadModule(data, int64_t(gpuBlobSize), -1);
+}
+
+TDSL_RUNTIME_EXPORT CUmodule mgpuModuleLoadJIT(void *data, int optLevel) {
+  return loadModule(data, -1, optLevel < 0 ? 0 : optLevel);
+}
+
+TDSL_RUNTIME_EXPORT void mgpuModuleUnload(CUmodule module) {
+  // Modules unload from a static destructor, which also runs when the load
+  // failed (module null) and possibly after the driver's own teardown:
+  // errors there are moot.
+  if (!module || dying() || !driverAvailable(nullptr))
+    return;
+  CUresult r = driver().cuModuleUnload(module);
+  if (r != CUDA_SUCCESS && !exiting() && r != CUDA_ERROR_DEINITIALIZED)
+    fail("cuModuleUnload", r, "");
+}
+
+TDSL_RUNTIME_EXPORT CUfunction mgpuModuleGetFunction(CUmodule module,
+                                                     const char *name) {
+  enterContext();
+  CUfunction function = nullptr;
+  TDSL_CU_CHECK(format("looking up kernel '%s' in its GPU module", name),
+                cuModuleGetFunction, &function, module, name);
+  Timing &t = timing();
+  std::lock_guard<std::mutex> lock(t.mutex);
+  t.kernelNames[function] = name;
+  return function;
+}
+
+TDSL_RUNTIME_EXPORT void
+mgpuLaunchKernel(CUfunction function, intptr_t gridX, intptr_t gridY,
+                 intptr_t gridZ, intptr_t blockX, intptr_t blockY,
+                 intptr_t blockZ, int32_t smem, CUstream stream, void **params,
+                 void **extra, size_t /*paramsCount*/) {
+  enterContext();
+  std::string name = kernelName(function);
+  const char *where = location();
+  double flops = workFlops, bytes = workBytes;
+  workFlops = workBytes = 0;
+  unsigned gx = launchDim(gridX, "grid x", name),
+           gy = launchDim(gridY, "grid y", name),
+           gz = launchDim(gridZ, "grid z", name),
+           bx = launchDim(blockX, "block x", name),
+           by = launchDim(blockY, "block y", name),
+           bz = launchDim(blockZ, "block z", name);
+  int32_t id = tdsl_kernel_register_kind(name.c_str(), where, TDSL_KIND_KERNEL);
+  std::string what = "kernel '" + name + "'";
+  timed(id, stream, flops, bytes, what + quoted(where), [&] {
+    TDSL_CU_CHECK(format("for %s (grid %ux%ux%u, block %ux%ux%u, %d bytes of "
+                         "shared memory)",
+                         what.c_str(), gx, gy, gz, bx, by, bz, smem),
+                  cuLaunchKernel, function, gx, gy, gz, bx, by, bz,
+                  unsigned(smem), stream, params, extra);
+  });
+}
+
+TDSL_RUNTIME_EXPORT CUstream mgpuStreamCreate() {
+  enterContext();
+  CUstream stream = nullptr;
+  TDSL_CU_CHECK("", cuStreamCreate, &stream, CU_STREAM_NON_BLOCKING);
+  return stream;
+}
+
+TDSL_RUNTIME_EXPORT void mgpuStreamDestroy(CUstream stream) {
+  enterContext();
+  synchronize(stream); // its timings, and errors, are still to be read
+  TDSL_CU_CHECK("", cuStreamDestroy, stream);
+}
+
+TDSL_RUNTIME_EXPORT void mgpuStreamSynchronize(CUstream stream) {
+  enterContext();
+  synchronize(stream);
+}
+
+TDSL_RUNTIME_EXPORT void mgpuStreamWaitEvent(CUstream stream, CUevent event) {
+  enterContext();
+  TDSL_CU_CHECK("", cuStreamWaitEvent, stream, event, 0);
+}
+
+TDSL_RUNTIME_EXPORT CUevent mgpuEventCreate() {
+  enterContext();
+  // For ordering between streams only, like upstream's; the timing events
+  // of launches and copies are separate and record timing.
+  CUevent event = nullptr;
+  TDSL_CU_CHECK("", cuEventCreate, &event, CU_EVENT_DISABLE_TIMING);
+  return event;
+}
+
+TDSL_RUNTIME_EXPORT void mgpuEventDestroy(CUevent event) {
+  enterContext();
+  TDSL_CU_CHECK("", cuEventDestroy, event);
+}
+
+TDSL_RUNTIME_EXPORT void mgpuEventSynchronize(CUevent event) {
+  enterContext();
+  TDSL_CU_CHECK("", cuEventSynchronize, event);
+}
+
+TDSL_RUNTIME_EXPORT void mgpuEventRecord(CUevent event, CUstream stream) {
+  enterContext();
+  TDSL_CU_CHECK("", cuEventRecord, event, stream);
+}
+
+TDSL_RUNTIME_EXPORT void *mgpuMemAlloc(uint64_t sizeBytes, CUstream /*stream*/,
+                                       bool isHostShared) {
+  enterContext();
+  if (sizeBytes == 0)
+    return nullptr;
+  CUdeviceptr ptr = 0;
+  std::string detail = format("allocating %llu bytes of %s memory",
+                              (unsigned long long)sizeBytes,
+                              isHostShared ? "managed" : "device");
+  if (isHostShared)
+    TDSL_CU_CHECK(detail, cuMemAllocManaged, &ptr, size_t(sizeBytes),
+                  CU_MEM_ATTACH_GLOBAL);
+  else
+    TDSL_CU_CHECK(detail, cuMemAlloc, &ptr, size_t(sizeBytes));
+  return reinterpret_cast<void *>(ptr);
+}
+
+TDSL_RUNTIME_EXPORT void mgpuMemFree(void *ptr, CUstream /*stream*/) {
+  if (!ptr)
+    return;
+  enterContext();
+  TDSL_CU_CHECK("", cuMemFree, reinterpret_cast<CUdeviceptr>(ptr));
+}
+
+TDSL_RUNTIME_EXPORT void mgpuMemcpy(void *dst, void *src, size_t sizeBytes,
+                                    CUstream stream) {
+  if (sizeBytes == 0)
+    return;
+  enterContext();
+  bool fromDevice = isDevice(src), toDevice = isDevice(dst);
+  auto copy = [&] {
+    TDSL_CU_CHECK(
+        format("copying %llu bytes %s", (unsigned long long)sizeBytes,
+               fromDevice ? (toDevice ? "device-to-device" : "device-to-host")
+                          : (toDevice ? "host-to-device" : "host-to-host")),
+        cuMemcpyAsync, reinterpret_cast<CUdeviceptr>(dst),
+        reinterpret_cast<CUdeviceptr>(src), sizeBytes, stream);
+  };
+  if (!fromDevice && !toDevice) { // not GPU work: no profile row
+    copy();
+    return;
+  }
+  int32_t kind = !fromDevice ? TDSL_KIND_H2D
+                 : toDevice  ? TDSL_KIND_D2D
+                             : TDSL_KIND_D2H;
+  const char *where = location();
+  int32_t id = tdsl_kernel_register_kind("memcpy", where, kind);
+  std::string what =
+      format("copy of %llu bytes", (unsigned long long)sizeBytes);
+  timed(id, stream, 0, double(sizeBytes), what + quoted(where), copy);
+}
+
+TDSL_RUNTIME_EXPORT void mgpuMemset32(void *dst, unsigned int value,
+                                      size_t count, CUstream stream) {
+  enterContext();
+  TDSL_CU_CHECK(format("setting %llu 32-bit words", (unsigned long long)count),
+                cuMemsetD32Async, reinterpret_cast<CUdeviceptr>(dst), value,
+                count, stream);
+}
+
+TDSL_RUNTIME_EXPORT void mgpuMemset16(void *dst, unsigned short value,
+                                      size_t count, CUstream stream) {
+  enterContext();
+  TDSL_CU_CHECK(format("setting %llu 16-bit words", (unsigned long long)count),
+                cuMemsetD16Async, reinterpret_cast<CUdeviceptr>(dst), value,
+                count, stream);
+}
+
+TDSL_RUNTIME_EXPORT void mgpuMemHostRegister(void *ptr, uint64_t sizeBytes) {
+  if (!ptr || sizeBytes == 0)
+    return;
+  enterContext();
+  CUresult r = driver().cuMemHostRegister(ptr, size_t(sizeBytes), 0);
+  if (r != CUDA_SUCCESS && r != CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED)
+    fail("cuMemHostRegister", r,
+         format("pinning %llu bytes of host memory",
+                (unsigned long long)sizeBytes));
+}
+
+TDSL_RUNTIME_EXPORT void mgpuMemHostUnregister(void *ptr) {
+  if (!ptr)
+    return;
+  enterContext();
+  CUresult r = driver().cuMemHostUnregister(ptr);
+  if (r != CUDA_SUCCESS && r != CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED)
+    fail("cuMemHostUnregister", r, "");
+}
+
+/// Registers the bytes a memref's elements span (any strides >= 0), so that
+/// kernels may access them through the host pointer.
+TDSL_RUNTIME_EXPORT void mgpuMemHostRegisterMemRef(int64_t rank,
+                                                   void *descriptor,
+                                                   int64_t elementSizeBytes) {
+  MemRefView view(descriptor, rank, elementSizeBytes);
+  if (view.numElements() == 0)
+    return;
+  int64_t last = 0; // linear offset of the last element
+  for (int64_t d = 0; d < rank; ++d)
+    last += (view.sizes[d] - 1) * view.strides[d];
+  mgpuMemHostRegister(view.data + view.offset * elementSizeBytes,
+                      uint64_t((last + 1) * elementSizeBytes));
+}
+
+TDSL_RUNTIME_EXPORT void mgpuMemHostUnregisterMemRef(int64_t rank,
+                                                     void *descriptor,
+                                                     int64_t elementSizeBytes) {
+  MemRefView view(descriptor, rank, elementSizeBytes);
+  if (view.numElements() == 0)
+    return;
+  mgpuMemHostUnregister(view.data + view.offset * elementSizeBytes);
+}
+
+TDSL_RUNTIME_EXPORT void mgpuSetDefaultDevice(int32_t device) {
+  setDevice(device);
+}
+
+} // extern "C"

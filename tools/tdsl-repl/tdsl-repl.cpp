@@ -1,0 +1,327 @@
+//===- tdsl-repl.cpp - The interactive TDSL REPL ----------------------------===//
+//
+// Reads inputs (with llvm::LineEditor on a terminal, line by line otherwise),
+// joins lines while brackets are open, dispatches meta-commands, and hands
+// everything else to a Session.
+//
+//===----------------------------------------------------------------------===//
+#include "compiler/Repl/Session.h"
+#include "compiler/Target/CPUTarget.h"
+
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/LineEditor/LineEditor.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/Process.h"
+#include "llvm/Support/WithColor.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <csignal>
+#include <iostream>
+#include <unistd.h>
+
+using namespace tdsl;
+namespace cl = llvm::cl;
+
+namespace tdsl {
+extern volatile pid_t replChildPid;
+}
+
+static cl::OptionCategory replCategory("tdsl-repl options");
+static cl::list<std::string> files(cl::Positional, cl::desc("[file.tdsl ...]"),
+                                   cl::cat(replCategory));
+static cl::opt<std::string> target("target", cl::desc("cpu (default) or cuda"),
+                                   cl::init("cpu"), cl::cat(replCategory));
+static cl::opt<unsigned> optLevel("O", cl::desc("Optimization level (default 2)"),
+                                  cl::Prefix, cl::init(2), cl::cat(replCategory));
+static cl::list<std::string> includeDirs(
+    "I", cl::desc("Add <dir> to the search path of 'import'"),
+    cl::value_desc("dir"), cl::Prefix, cl::cat(replCategory));
+
+namespace {
+
+struct Command {
+  const char *name;
+  const char *args;
+  const char *help;
+};
+
+const Command kCommands[] = {
+    {"help", "", "this list"},
+    {"load", "FILE", "define the functions and imports of FILE"},
+    {"type", "EXPR", "the type of EXPR"},
+    {"time", "[-k] EXPR", "run EXPR repeatedly: compile time, median and spread "
+                          "of its kernels (-k: per kernel)"},
+    {"ir", "[STAGE] EXPR", "IR of the program for EXPR after STAGE: tdsl "
+                           "(default), linalg, tiled, bufferized, llvm"},
+    {"target", "cpu|cuda", "where inputs run"},
+    {"profile", "on|off", "print the kernels of each input after it runs"},
+    {"reset", "", "forget every definition and binding"},
+    {"quit", "", "leave (also Ctrl-D)"},
+};
+
+/// Unique prefix lookup: ":ty" is ":type"; "" when unknown or ambiguous.
+std::string findCommand(llvm::StringRef word, std::string &error) {
+  std::vector<std::string> hits;
+  for (const Command &c : kCommands) {
+    if (word == c.name)
+      return c.name;
+    if (llvm::StringRef(c.name).starts_with(word))
+      hits.push_back(c.name);
+  }
+  if (hits.size() == 1)
+    return hits[0];
+  if (hits.empty())
+    error = "unknown command ':" + word.str() + "' (try :help)";
+  else
+    error = "ambiguous command ':" + word.str() + "' (" +
+            llvm::join(hits, ", ") + ")";
+  return "";
+}
+
+/// Bracket depth of `text`, ignoring strings and comments: input continues
+/// while it is positive.
+int openBrackets(llvm::StringRef text) {
+  int depth = 0;
+  bool inString = false;
+  for (size_t i = 0; i < text.size(); ++i) {
+    char c = text[i];
+    if (inString) {
+      if (c == '\\')
+        ++i;
+      else if (c == '"' || c == '\n')
+        inString = false;
+      continue;
+    }
+    if (c == '"')
+      inString = true;
+    else if (c == '/' && i + 1 < text.size() && text[i + 1] == '/')
+      while (i < text.size() && text[i] != '\n')
+        ++i;
+    else if (c == '(' || c == '[' || c == '{')
+      ++depth;
+    else if (c == ')' || c == ']' || c == '}')
+      --depth;
+  }
+  return depth;
+}
+
+const char *const kKeywords[] = {
+    "fn", "return", "for", "in", "parallel", "reduce", "yield", "if", "else",
+    "import", "true", "false", "f16", "bf16", "f32", "f64", "i1", "i32", "i64",
+    "u64", "exp", "log", "sqrt", "tanh", "sin", "cos", "floor", "ceil",
+    "sigmoid", "abs", "max", "min", "pow", "sum", "zeros", "ones", "full",
+    "arange", "uniform", "normal", "dim", "print", "load", "save"};
+
+void interruptChild(int) {
+  if (replChildPid > 0)
+    kill(replChildPid, SIGKILL);
+}
+
+class Repl {
+public:
+  Repl(Session &session, bool interactive)
+      : session(session), interactive(interactive) {}
+
+  /// Handles one complete input. Returns false to quit.
+  bool handle(llvm::StringRef input) {
+    llvm::StringRef text = input.trim();
+    if (text.empty())
+      return true;
+    if (!text.starts_with(":")) {
+      if (targetCuda) {
+        llvm::WithColor::error(llvm::errs(), "tdsl-repl")
+            << "the CUDA back end is not built yet; use :target cpu\n";
+        return true;
+      }
+      session.eval(input);
+      return true;
+    }
+    auto [word, rest] = text.drop_front().split(' ');
+    rest = rest.trim();
+    std::string error;
+    std::string cmd = findCommand(word, error);
+    if (cmd.empty()) {
+      llvm::WithColor::error(llvm::errs(), "tdsl-repl") << error << "\n";
+      return true;
+    }
+    auto needArg = [&](const char *what) {
+      if (!rest.empty())
+        return true;
+      llvm::WithColor::error(llvm::errs(), "tdsl-repl")
+          << ":" << cmd << " needs " << what << "\n";
+      return false;
+    };
+    if (cmd == "quit")
+      return false;
+    if (cmd == "help") {
+      llvm::outs() << "Type definitions (fn, import), statements (x = ...) or an "
+                      "expression to see its value.\nCommands (any unique "
+                      "prefix works):\n";
+      for (const Command &c : kCommands)
+        llvm::outs() << llvm::formatv("  :{0,-8} {1,-14} {2}\n", c.name, c.args,
+                                      c.help);
+      llvm::outs().flush();
+    } else if (cmd == "load") {
+      if (needArg("a file"))
+        session.loadFile(rest);
+    } else if (cmd == "type") {
+      if (needArg("an expression"))
+        session.printType(rest);
+    } else if (cmd == "time") {
+      bool perKernel = rest.consume_front("-k");
+      rest = rest.trim();
+      if (needArg("an expression"))
+        session.time(rest, perKernel);
+    } else if (cmd == "ir") {
+      std::string stage = "tdsl";
+      auto [first, tail] = rest.split(' ');
+      for (const char *s : {"tdsl", "linalg", "tiled", "bufferized", "llvm"})
+        if (first == s && !tail.trim().empty()) {
+          stage = s;
+          rest = tail.trim();
+        }
+      if (needArg("an expression"))
+        session.printIR(stage, rest);
+    } else if (cmd == "target") {
+      if (rest == "cpu") {
+        targetCuda = false;
+      } else if (rest == "cuda") {
+        llvm::WithColor::error(llvm::errs(), "tdsl-repl")
+            << "the CUDA back end is not built yet; staying on cpu\n";
+      } else {
+        llvm::WithColor::error(llvm::errs(), "tdsl-repl")
+            << ":target takes cpu or cuda\n";
+      }
+    } else if (cmd == "profile") {
+      if (rest == "on" || rest == "off")
+        session.setProfile(rest == "on");
+      else
+        llvm::WithColor::error(llvm::errs(), "tdsl-repl")
+            << ":profile takes on or off\n";
+    } else if (cmd == "reset") {
+      session.reset();
+    }
+    return true;
+  }
+
+  std::vector<llvm::LineEditor::Completion> complete(llvm::StringRef buffer,
+                                                     size_t pos) {
+    size_t start = pos;
+    while (start > 0 && (isalnum(buffer[start - 1]) || buffer[start - 1] == '_' ||
+                         buffer[start - 1] == ':'))
+      --start;
+    llvm::StringRef word = buffer.slice(start, pos);
+    std::vector<llvm::LineEditor::Completion> out;
+    auto offer = [&](llvm::StringRef name) {
+      if (name.starts_with(word) && name != word)
+        out.emplace_back(name.drop_front(word.size()).str(), name.str());
+    };
+    if (word.starts_with(":")) {
+      for (const Command &c : kCommands)
+        offer((":" + llvm::Twine(c.name)).str());
+      return out;
+    }
+    for (const char *k : kKeywords)
+      offer(k);
+    for (const std::string &n : session.names())
+      offer(n);
+    return out;
+  }
+
+  bool targetCuda = false;
+
+private:
+  Session &session;
+  bool interactive;
+};
+
+} // namespace
+
+int main(int argc, char **argv) {
+  llvm::InitLLVM init(argc, argv);
+  cl::HideUnrelatedOptions(replCategory);
+  cl::SetVersionPrinter([](llvm::raw_ostream &os) {
+    os << "tdsl-repl " TDSL_VERSION " (LLVM/MLIR " LLVM_VERSION_STRING ")\n";
+  });
+  cl::ParseCommandLineOptions(argc, argv,
+                              "tdsl-repl: an interactive TDSL session\n");
+  SessionOptions options;
+  options.cpu.optLevel = optLevel;
+  options.runtimeDir = getRuntimeLibDir(argv[0]);
+  options.includeDirs = includeDirs;
+  Session session(options);
+  bool interactive = llvm::sys::Process::StandardInIsUserInput();
+  Repl repl(session, interactive);
+  if (target == "cuda") {
+    llvm::WithColor::error(llvm::errs(), "tdsl-repl")
+        << "the CUDA back end is not built yet; use --target=cpu\n";
+    return 1;
+  }
+  if (target != "cpu") {
+    llvm::WithColor::error(llvm::errs(), "tdsl-repl")
+        << "unknown target '" << target << "'\n";
+    return 1;
+  }
+  for (const std::string &f : files)
+    session.loadFile(f);
+
+  // Ctrl-C stops a running input (its child process), not the session.
+  signal(SIGINT, interruptChild);
+
+  if (!interactive) {
+    std::string line, pending;
+    while (std::getline(std::cin, line)) {
+      pending += line;
+      pending += "\n";
+      if (openBrackets(pending) > 0)
+        continue;
+      std::string input;
+      input.swap(pending);
+      if (!repl.handle(input))
+        return 0;
+      llvm::outs().flush();
+    }
+    if (!pending.empty())
+      repl.handle(pending);
+    return 0;
+  }
+
+  llvm::SmallString<256> history;
+  if (const char *home = getenv("HOME")) {
+    history = home;
+    llvm::sys::path::append(history, ".tdsl_history");
+  }
+  llvm::LineEditor editor("tdsl-repl", history);
+  editor.setListCompleter([&](llvm::StringRef buffer, size_t pos) {
+    return repl.complete(buffer, pos);
+  });
+  llvm::outs() << "tdsl-repl " TDSL_VERSION " - :help for commands, Ctrl-D to quit\n";
+  llvm::outs().flush();
+  std::string pending;
+  while (true) {
+    editor.setPrompt(pending.empty() ? "tdsl> " : "  ... ");
+    std::optional<std::string> line = editor.readLine();
+    if (!line) {
+      if (!pending.empty()) { // Ctrl-D inside an open bracket drops it
+        pending.clear();
+        llvm::outs() << "\n";
+        continue;
+      }
+      break;
+    }
+    pending += *line;
+    pending += "\n";
+    if (openBrackets(pending) > 0)
+      continue;
+    std::string input;
+    input.swap(pending);
+    if (!repl.handle(input))
+      break;
+    llvm::outs().flush();
+  }
+  editor.saveHistory();
+  return 0;
+}
