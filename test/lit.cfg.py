@@ -19,8 +19,11 @@ config.environment["TDSL_STDLIB_PATH"] = os.path.join(config.tdsl_src_root, "std
 config.substitutions.append(("%tdsl_src", config.tdsl_src_root))
 config.substitutions.append(("%examples", os.path.join(config.tdsl_src_root, "examples")))
 config.substitutions.append(("%python", "/usr/bin/python3"))
+config.substitutions.append(("%tdsl_lib", os.path.join(config.tdsl_obj_root, "lib")))
 
 # Features for tests that need hardware or tools.
+if shutil.which("clang++-22"):
+    config.available_features.add("clang")
 if shutil.which("ptxas") or os.path.exists("/usr/local/cuda/bin/ptxas"):
     config.available_features.add("ptxas")
 if os.path.exists("/dev/nvidiactl") or os.path.exists("/dev/nvidia0"):
