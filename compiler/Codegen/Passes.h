@@ -12,6 +12,7 @@ namespace affine { class AffineDialect; }
 namespace arith { class ArithDialect; }
 namespace bufferization { class BufferizationDialect; }
 namespace func { class FuncDialect; }
+namespace gpu { class GPUDialect; }
 namespace linalg { class LinalgDialect; }
 namespace LLVM { class LLVMDialect; }
 namespace math { class MathDialect; }

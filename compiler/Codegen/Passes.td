@@ -238,4 +238,74 @@ def CheckStaticShapes : Pass<"tdsl-check-static-shapes", "mlir::ModuleOp"> {
                            "mlir::tensor::TensorDialect"];
 }
 
+def GPUTile : Pass<"tdsl-gpu-tile", "mlir::func::FuncOp"> {
+  let summary = "Tile linalg ops to GPU blocks and threads";
+  let description = [{
+    Tiles the parallel loops of each outermost linalg op into an
+    `scf.forall` mapped to GPU blocks (`#gpu.block<x>`, ...) and the block's
+    tile again into an `scf.forall` mapped to threads (`#gpu.thread<x>`, one
+    output element per thread). Element-wise ops get blocks of
+    `block-size` elements along their innermost loop; contractions get
+    `tile x tile` blocks of outputs, each thread running the reduction loop.
+    Ops without a parallel loop are left for the host.
+
+    ```mlir
+    // after
+    scf.forall (%b) in (4) { scf.forall (%t) in (256) { linalg.generic ... }
+        {mapping = [#gpu.thread<x>]} } {mapping = [#gpu.block<x>]}
+    ```
+  }];
+  let options = [
+    Option<"blockSize", "block-size", "int64_t", /*default=*/"256",
+           "Threads per block of element-wise ops">,
+    Option<"tile", "tile", "int64_t", /*default=*/"16",
+           "Rows and columns of outputs per block of a contraction">,
+  ];
+  let dependentDialects = [
+    "mlir::scf::SCFDialect", "mlir::tensor::TensorDialect",
+    "mlir::linalg::LinalgDialect", "mlir::gpu::GPUDialect",
+    "mlir::affine::AffineDialect", "mlir::arith::ArithDialect"
+  ];
+}
+
+def GPUHostMemory : Pass<"tdsl-gpu-host-memory", "mlir::ModuleOp"> {
+  let summary = "Put buffers where both the host and the GPU can reach them";
+  let description = [{
+    Version 0 of the CUDA back end keeps every buffer in CUDA managed memory:
+    `memref.alloc` becomes `gpu.alloc host_shared` (cuMemAllocManaged through
+    the runtime), `memref.dealloc` calls the runtime's `mgpuMemFree`, and a constant
+    global is copied once into such a buffer. Kernels and host code (prints,
+    `.npy` I/O, serial loops) then read the same pointers, and the driver
+    moves pages on demand, so consecutive kernels share data without copies.
+
+    ```mlir
+    // before
+    %a = memref.alloc() : memref<1000xf32>
+    // after
+    %a = gpu.alloc host_shared () : memref<1000xf32>
+    ```
+  }];
+  let dependentDialects = ["mlir::gpu::GPUDialect", "mlir::memref::MemRefDialect",
+                           "mlir::LLVM::LLVMDialect", "mlir::arith::ArithDialect",
+                           "mlir::func::FuncDialect"];
+}
+
+def GPUAnnotateLaunches : Pass<"tdsl-gpu-annotate-launches", "mlir::ModuleOp"> {
+  let summary = "Name GPU kernels after the DSL and tell the runtime where they come from";
+  let description = [{
+    After outlining, renames each kernel after the DSL construct its location
+    names (`tdsl_main_matmul`), so the profile and error messages show it, and
+    calls `tdsl_cuda_set_location("prog.tdsl:12:3")` before each
+    `gpu.launch_func`, so a CUDA error names the DSL line.
+
+    ```mlir
+    // after
+    call @tdsl_cuda_set_location(%where) : (!llvm.ptr) -> ()
+    gpu.launch_func @tdsl_main_matmul::@tdsl_main_matmul blocks in (...) threads in (...)
+    ```
+  }];
+  let dependentDialects = ["mlir::gpu::GPUDialect", "mlir::func::FuncDialect",
+                           "mlir::LLVM::LLVMDialect"];
+}
+
 #endif // TDSL_CODEGEN_PASSES_TD

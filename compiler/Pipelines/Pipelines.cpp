@@ -87,6 +87,44 @@ void buildCPUPipeline(OpPassManager &pm, const CPUPipelineOptions &options,
   buildCPUToLLVMPipeline(pm, options);
 }
 
+void buildCUDAPipeline(OpPassManager &pm, const CUDAPipelineOptions &options,
+                       CUDAStage stopAfter) {
+  buildTDSLToLinalgPipeline(pm);
+  pm.addNestedPass<func::FuncOp>(createGPUTile());
+  addUpstream(pm, "canonicalize,cse");
+  if (stopAfter == CUDAStage::Tiled)
+    return;
+  addUpstream(pm, "one-shot-bufferize{bufferize-function-boundaries "
+                  "function-boundary-type-conversion=identity-layout-map "
+                  "allow-return-allocs-from-loops},"
+                  "canonicalize,buffer-deallocation-pipeline,canonicalize,"
+                  "convert-linalg-to-loops");
+  pm.addPass(createGPUHostMemory());
+  // Tiles to blocks, elements to threads: the nests of scf.parallel loops
+  // are mapped outermost first.
+  addUpstream(pm, "scf-forall-to-parallel,func.func(gpu-map-parallel-loops),"
+                  "convert-parallel-loops-to-gpu,canonicalize,"
+                  "gpu-launch-sink-index-computations,gpu-kernel-outlining");
+  pm.addPass(createGPUAnnotateLaunches());
+  if (stopAfter == CUDAStage::GPU)
+    return;
+  std::string attach = "nvvm-attach-target{chip=" + options.chip +
+                       " features=" + options.features + "}";
+  addUpstream(pm, "expand-strided-metadata,lower-affine," + attach +
+                      ",gpu.module(convert-scf-to-cf,convert-gpu-to-nvvm,"
+                      "canonicalize,reconcile-unrealized-casts)");
+  if (stopAfter == CUDAStage::NVVM)
+    return;
+  std::string toBinary = "gpu-module-to-binary{format=isa";
+  if (!options.toolkitPath.empty())
+    toBinary += " toolkit=" + options.toolkitPath;
+  addUpstream(pm, toBinary + "}");
+  if (stopAfter == CUDAStage::Binary)
+    return;
+  addUpstream(pm, "convert-scf-to-cf,convert-math-to-libm,gpu-to-llvm,"
+                  "convert-to-llvm,reconcile-unrealized-casts,canonicalize");
+}
+
 namespace {
 struct CPUPipelineCLOptions
     : public PassPipelineOptions<CPUPipelineCLOptions> {
@@ -119,6 +157,10 @@ void registerTDSLPipelines() {
       [](OpPassManager &pm, const CPUPipelineCLOptions &o) {
         buildCPUToLLVMPipeline(pm, o.get());
       });
+  PassPipelineRegistration<>(
+      "tdsl-cuda-pipeline",
+      "The whole CUDA pipeline (sm_90), tdsl to the LLVM dialect with PTX",
+      [](OpPassManager &pm) { buildCUDAPipeline(pm, CUDAPipelineOptions()); });
   PassPipelineRegistration<CPUPipelineCLOptions>(
       "tdsl-cpu-pipeline", "The whole CPU pipeline, tdsl to the LLVM dialect",
       [](OpPassManager &pm, const CPUPipelineCLOptions &o) {

@@ -39,6 +39,27 @@ void buildCPUPipeline(mlir::OpPassManager &pm,
                       const CPUPipelineOptions &options,
                       CPUStage stopAfter = CPUStage::LLVMDialect);
 
+/// Options of the CUDA code generation pipeline.
+struct CUDAPipelineOptions {
+  /// sm_90 (H100/H200) by default; sm_80 also supported.
+  std::string chip = "sm_90";
+  /// The PTX ISA version LLVM emits; CUDA 13's ptxas accepts up to 9.0.
+  std::string features = "+ptx80";
+  /// Where libdevice is found for math functions ("" if none).
+  std::string toolkitPath;
+};
+
+/// The points where `tdslc --target=cuda --emit=` can stop.
+enum class CUDAStage { Tiled, GPU, NVVM, Binary, LLVMDialect };
+
+/// tdsl -> linalg, GPU tiling (blocks, threads), bufferization, managed
+/// buffers, kernels outlined to gpu.modules, NVVM, PTX embedded in
+/// gpu.binary ops, and the host lowered to the LLVM dialect with mgpu*
+/// runtime calls. Registered as `tdsl-cuda-pipeline`.
+void buildCUDAPipeline(mlir::OpPassManager &pm,
+                       const CUDAPipelineOptions &options,
+                       CUDAStage stopAfter = CUDAStage::LLVMDialect);
+
 /// Registers the pipelines above with MLIR's pass registry (for tdsl-opt).
 void registerTDSLPipelines();
 

@@ -3,12 +3,12 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/ExecutionEngine/ExecutionEngine.h"
 #include "mlir/ExecutionEngine/OptUtils.h"
 #include "mlir/Pass/PassManager.h"
-#include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
-#include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/All.h"
 #include "mlir/Target/LLVMIR/Export.h"
 
 #include "llvm/ADT/StringMap.h"
@@ -26,6 +26,8 @@
 using namespace mlir;
 
 namespace tdsl {
+
+static void registerTranslations(MLIRContext *ctx);
 
 LogicalResult addEntryPoint(ModuleOp module, StringRef entry) {
   auto userMain = module.lookupSymbol<func::FuncOp>(entry);
@@ -84,6 +86,37 @@ LogicalResult lowerForCPU(ModuleOp module, const CPUPipelineOptions &options,
   return pm.run(module);
 }
 
+LogicalResult lowerForCUDA(ModuleOp module, const CUDAPipelineOptions &options,
+                           CUDAStage stage) {
+  registerTranslations(module.getContext());
+  PassManager pm(module.getContext());
+  buildCUDAPipeline(pm, options, stage);
+  return pm.run(module);
+}
+
+void writePTX(ModuleOp module, llvm::raw_ostream &os) {
+  for (auto binary : module.getOps<gpu::BinaryOp>())
+    for (Attribute a : binary.getObjects()) {
+      auto object = dyn_cast<gpu::ObjectAttr>(a);
+      if (!object)
+        continue;
+      os << "// kernel " << binary.getSymName() << "\n" << object.getObject().getValue();
+    }
+}
+
+std::string getCUDAToolkitPath() {
+  for (const char *candidate :
+       {static_cast<const char *>(getenv("CUDA_HOME")), "/usr/local/cuda"}) {
+    if (!candidate)
+      continue;
+    llvm::SmallString<256> libdevice(candidate);
+    llvm::sys::path::append(libdevice, "nvvm", "libdevice");
+    if (llvm::sys::fs::is_directory(libdevice))
+      return candidate;
+  }
+  return "";
+}
+
 static llvm::TargetMachine *getHostTargetMachine(unsigned optLevel) {
   static llvm::StringMap<std::unique_ptr<llvm::TargetMachine>> cache;
   llvm::InitializeNativeTarget();
@@ -110,9 +143,10 @@ static llvm::TargetMachine *getHostTargetMachine(unsigned optLevel) {
 }
 
 static void registerTranslations(MLIRContext *ctx) {
+  // All of them: a CUDA program's host module holds gpu.binary ops, which
+  // translate to the embedded PTX and its mgpu* loading code.
   DialectRegistry registry;
-  registerBuiltinDialectTranslation(registry);
-  registerLLVMDialectTranslation(registry);
+  registerAllToLLVMIRTranslations(registry);
   ctx->appendDialectRegistry(registry);
 }
 

@@ -29,6 +29,18 @@ mlir::LogicalResult lowerForCPU(mlir::ModuleOp module,
                                 const CPUPipelineOptions &options,
                                 CPUStage stage);
 
+/// Runs the CUDA pipeline on a module in the tdsl dialect up to `stage`.
+mlir::LogicalResult lowerForCUDA(mlir::ModuleOp module,
+                                 const CUDAPipelineOptions &options,
+                                 CUDAStage stage);
+
+/// The PTX of every kernel in `module` (after gpu-module-to-binary), each
+/// under a `// kernel <name>` line.
+void writePTX(mlir::ModuleOp module, llvm::raw_ostream &os);
+
+/// The CUDA toolkit with libdevice ($CUDA_HOME, /usr/local/cuda), or "".
+std::string getCUDAToolkitPath();
+
 /// Translates a module in the LLVM dialect to LLVM IR for the host and runs
 /// LLVM's optimizer at `options.optLevel`. Reports errors through the
 /// module's diagnostics and returns null.

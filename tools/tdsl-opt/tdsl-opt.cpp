@@ -5,6 +5,7 @@
 #include "mlir/InitAllDialects.h"
 #include "mlir/InitAllExtensions.h"
 #include "mlir/InitAllPasses.h"
+#include "mlir/Target/LLVMIR/Dialect/All.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
 
 int main(int argc, char **argv) {
@@ -14,6 +15,8 @@ int main(int argc, char **argv) {
   // lowering we might test (func, arith, scf, tensor, linalg, ...).
   mlir::registerAllDialects(registry);
   mlir::registerAllExtensions(registry);
+  // gpu-module-to-binary translates device code to LLVM IR (NVPTX).
+  mlir::registerAllToLLVMIRTranslations(registry);
   mlir::registerAllPasses();
   registry.insert<mlir::tdsl::TDSLDialect>();
   tdsl::registerTDSLPipelines();

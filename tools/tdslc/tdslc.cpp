@@ -35,8 +35,8 @@ namespace cl = llvm::cl;
 
 static cl::OptionCategory tdslCategory("tdslc options");
 
-enum class Emit { None, Tokens, AST, TDSL, Linalg, Tiled, Bufferized, LLVMMLIR,
-                  LLVMIR, Asm, Obj };
+enum class Emit { None, Tokens, AST, TDSL, Linalg, Tiled, Bufferized, GPU, NVVM,
+                  PTX, LLVMMLIR, LLVMIR, Asm, Obj };
 
 static cl::opt<std::string> inputFile(cl::Positional, cl::desc("<input.tdsl>"),
                                       cl::init("-"), cl::cat(tdslCategory));
@@ -51,7 +51,10 @@ static cl::opt<Emit> emit(
         clEnumValN(Emit::TDSL, "tdsl", "IR in the tdsl dialect, after Sema"),
         clEnumValN(Emit::Linalg, "linalg", "linalg/tensor IR, after fusion"),
         clEnumValN(Emit::Tiled, "tiled", "after tiling into scf.forall"),
-        clEnumValN(Emit::Bufferized, "bufferized", "after bufferization"),
+        clEnumValN(Emit::Bufferized, "bufferized", "after bufferization (cpu)"),
+        clEnumValN(Emit::GPU, "gpu", "kernels outlined to gpu.modules (cuda)"),
+        clEnumValN(Emit::NVVM, "nvvm", "kernels in the NVVM dialect (cuda)"),
+        clEnumValN(Emit::PTX, "ptx", "the PTX of every kernel (cuda)"),
         clEnumValN(Emit::LLVMMLIR, "llvm-mlir", "the LLVM dialect"),
         clEnumValN(Emit::LLVMIR, "llvm", "optimized LLVM IR"),
         clEnumValN(Emit::Asm, "asm", "host assembly"),
@@ -59,6 +62,9 @@ static cl::opt<Emit> emit(
     cl::cat(tdslCategory));
 static cl::opt<std::string> target("target", cl::desc("cpu (default) or cuda"),
                                    cl::init("cpu"), cl::cat(tdslCategory));
+static cl::opt<std::string> gpuArch(
+    "gpu-arch", cl::desc("With --target=cuda: sm_90 (default) or sm_80"),
+    cl::init("sm_90"), cl::cat(tdslCategory));
 static cl::opt<unsigned> optLevel(
     "O", cl::desc("Optimization level: 0 (serial, simple), 1, 2 (default), 3"),
     cl::Prefix, cl::init(2), cl::cat(tdslCategory));
@@ -141,11 +147,22 @@ int main(int argc, char **argv) {
       "  --threads=<N>  with run: worker threads (default: all cores, or\n"
       "                 $TDSL_NUM_THREADS)\n");
 
-  if (target != "cpu") {
-    if (target == "cuda")
-      error() << "the CUDA back end is not built yet; use --target=cpu\n";
-    else
-      error() << "unknown target '" << target << "' (expected cpu or cuda)\n";
+  bool cuda = target == "cuda";
+  if (!cuda && target != "cpu") {
+    error() << "unknown target '" << target << "' (expected cpu or cuda)\n";
+    return 1;
+  }
+  if (cuda && gpuArch != "sm_90" && gpuArch != "sm_80") {
+    error() << "unsupported --gpu-arch '" << gpuArch << "' (sm_90 or sm_80)\n";
+    return 1;
+  }
+  if (!cuda && (emit == Emit::GPU || emit == Emit::NVVM || emit == Emit::PTX)) {
+    error() << "--emit=gpu, nvvm and ptx need --target=cuda\n";
+    return 1;
+  }
+  if (cuda && emit == Emit::Bufferized) {
+    error() << "--emit=bufferized is a CPU stage; with --target=cuda use "
+               "tiled, gpu, nvvm or ptx\n";
     return 1;
   }
   if (optLevel > 3) {
@@ -236,11 +253,33 @@ int main(int argc, char **argv) {
     return 1;
   CPUPipelineOptions options;
   options.optLevel = optLevel;
-  CPUStage stage = stageOf(emit);
-  if (mlir::failed(lowerForCPU(*module, options, stage)))
+  if (cuda) {
+    CUDAPipelineOptions cudaOptions;
+    cudaOptions.chip = gpuArch;
+    cudaOptions.toolkitPath = getCUDAToolkitPath();
+    CUDAStage stage = CUDAStage::LLVMDialect;
+    if (emit == Emit::Linalg || emit == Emit::Tiled)
+      stage = CUDAStage::Tiled;
+    else if (emit == Emit::GPU)
+      stage = CUDAStage::GPU;
+    else if (emit == Emit::NVVM)
+      stage = CUDAStage::NVVM;
+    else if (emit == Emit::PTX)
+      stage = CUDAStage::Binary;
+    if (mlir::failed(lowerForCUDA(*module, cudaOptions, stage)))
+      return 1;
+    if (emit == Emit::PTX) {
+      if (!openOutput())
+        return 1;
+      writePTX(*module, out->os());
+      out->keep();
+      return 0;
+    }
+  } else if (mlir::failed(lowerForCPU(*module, options, stageOf(emit)))) {
     return 1;
+  }
   if (emit == Emit::Linalg || emit == Emit::Tiled || emit == Emit::Bufferized ||
-      emit == Emit::LLVMMLIR) {
+      emit == Emit::GPU || emit == Emit::NVVM || emit == Emit::LLVMMLIR) {
     if (!openOutput())
       return 1;
     module->print(out->os(), flags);
