@@ -72,6 +72,17 @@ Location (::tdsl::kernelLoc)(Operation *op, StringRef kind) {
                       op->getLoc());
 }
 
+/// The reduction an index_gen's combiner names, if any.
+static std::optional<::tdsl::Combine> combineOf(t::CombinerKind kind) {
+  switch (kind) {
+  case t::CombinerKind::none: return std::nullopt;
+  case t::CombinerKind::sum: return ::tdsl::Combine::Add;
+  case t::CombinerKind::max: return ::tdsl::Combine::Max;
+  case t::CombinerKind::min: return ::tdsl::Combine::Min;
+  }
+  return std::nullopt;
+}
+
 /// The extent of loop `dim` of an index_gen: the size of the first input
 /// dimension its maps read with exactly that loop.
 static Value loopExtent(OpBuilder &b, Location loc, t::IndexGenOp op,
@@ -110,13 +121,7 @@ static LogicalResult lowerIndexGen(IRRewriter &rw, t::IndexGenOp op) {
   }
   Value init = tensor::EmptyOp::create(rw, loc, outType, dynSizes);
 
-  std::optional<::tdsl::Combine> combine;
-  switch (op.getCombiner()) {
-  case t::CombinerKind::none: break;
-  case t::CombinerKind::sum: combine = ::tdsl::Combine::Add; break;
-  case t::CombinerKind::max: combine = ::tdsl::Combine::Max; break;
-  case t::CombinerKind::min: combine = ::tdsl::Combine::Min; break;
-  }
+  std::optional<::tdsl::Combine> combine = combineOf(op.getCombiner());
   if (combine) {
     Value id = ::tdsl::buildIdentity(rw, loc, elemType, *combine);
     init = linalg::FillOp::create(rw, loc, TypeRange{outType}, ValueRange{id},
@@ -187,13 +192,7 @@ static LogicalResult lowerIndexGenToLoops(IRRewriter &rw, t::IndexGenOp op) {
   for (unsigned r = 0; r < outMap.getNumResults(); ++r)
     if (outType.isDynamicDim(r))
       dynSizes.push_back(extents[cast<AffineDimExpr>(outMap.getResult(r)).getPosition()]);
-  std::optional<::tdsl::Combine> combine;
-  switch (op.getCombiner()) {
-  case t::CombinerKind::none: break;
-  case t::CombinerKind::sum: combine = ::tdsl::Combine::Add; break;
-  case t::CombinerKind::max: combine = ::tdsl::Combine::Max; break;
-  case t::CombinerKind::min: combine = ::tdsl::Combine::Min; break;
-  }
+  std::optional<::tdsl::Combine> combine = combineOf(op.getCombiner());
   Value init = tensor::EmptyOp::create(rw, loc, outType, dynSizes);
   if (combine)
     init = linalg::FillOp::create(rw, loc, TypeRange{outType},

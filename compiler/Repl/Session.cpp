@@ -84,6 +84,27 @@ std::vector<std::string> Session::names() const {
   return out;
 }
 
+void Session::addCurrentFunctions(DiagEngine &diags, const ModuleAST &decls,
+                                  ModuleAST &into) {
+  // The session's definitions, minus those `decls` redefines, parsed again
+  // from the buffer that holds each one's current version.
+  llvm::StringSet<> redefined;
+  for (auto &f : decls.functions)
+    redefined.insert(f->name);
+  std::map<unsigned, std::vector<std::string>> byBuffer;
+  for (auto &[name, buf] : functions)
+    if (!redefined.count(name))
+      byBuffer[buf].push_back(name);
+  for (auto &[buf, names] : byBuffer) {
+    ModuleAST old;
+    StmtList ignored;
+    parseReplBuffer(diags, buf, old, ignored);
+    for (auto &f : old.functions)
+      if (llvm::is_contained(names, f->name))
+        into.functions.push_back(std::move(f));
+  }
+}
+
 unsigned Session::addBuffer(llvm::StringRef text, llvm::StringRef name) {
   return srcMgr.AddNewSourceBuffer(
       llvm::MemoryBuffer::getMemBufferCopy(text, name), llvm::SMLoc());
@@ -158,21 +179,7 @@ Session::compile(unsigned bufferId, Mode mode, llvm::StringRef stage) {
     for (auto &imp : decls.imports)
       if (seenImports.insert(imp.name).second)
         program.main->imports.push_back(imp);
-    llvm::StringSet<> redefined;
-    for (auto &f : decls.functions)
-      redefined.insert(f->name);
-    std::map<unsigned, std::vector<std::string>> byBuffer;
-    for (auto &[name, buf] : functions)
-      if (!redefined.count(name))
-        byBuffer[buf].push_back(name);
-    for (auto &[buf, names] : byBuffer) {
-      ModuleAST old;
-      StmtList ignored;
-      parseReplBuffer(diags, buf, old, ignored);
-      for (auto &f : old.functions)
-        if (llvm::is_contained(names, f->name))
-          program.main->functions.push_back(std::move(f));
-    }
+    addCurrentFunctions(diags, decls, *program.main);
     for (auto &f : decls.functions)
       program.main->functions.push_back(std::move(f));
     auto entry = std::make_unique<FunctionDecl>();
@@ -528,21 +535,7 @@ bool Session::loadFile(llvm::StringRef path) {
     program.main->imports.push_back({i, llvm::SMLoc()});
   for (auto &i : decls.imports)
     program.main->imports.push_back(i);
-  llvm::StringSet<> redefined;
-  for (auto &f : decls.functions)
-    redefined.insert(f->name);
-  std::map<unsigned, std::vector<std::string>> byBuffer;
-  for (auto &[name, b] : functions)
-    if (!redefined.count(name))
-      byBuffer[b].push_back(name);
-  for (auto &[b, names] : byBuffer) {
-    ModuleAST old;
-    StmtList ignored;
-    parseReplBuffer(diags, b, old, ignored);
-    for (auto &f : old.functions)
-      if (llvm::is_contained(names, f->name))
-        program.main->functions.push_back(std::move(f));
-  }
+  addCurrentFunctions(diags, decls, *program.main);
   std::vector<std::string> newFunctions;
   for (auto &f : decls.functions) {
     newFunctions.push_back(f->name);

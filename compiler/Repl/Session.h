@@ -14,6 +14,9 @@
 
 namespace tdsl {
 
+class DiagEngine;
+struct ModuleAST;
+
 struct SessionOptions {
   CPUPipelineOptions cpu;
   std::string runtimeDir;
@@ -60,6 +63,8 @@ private:
                                     llvm::StringRef stage = "");
   int runChild(Compiled &c, const std::string &profileJson);
   unsigned addBuffer(llvm::StringRef text, llvm::StringRef name);
+  void addCurrentFunctions(DiagEngine &diags, const ModuleAST &decls,
+                           ModuleAST &into);
 
   SessionOptions options;
   llvm::SourceMgr srcMgr;
