@@ -69,7 +69,9 @@ void buildCPUToLLVMPipeline(OpPassManager &pm,
   addUpstream(pm, "canonicalize,expand-strided-metadata,lower-affine,"
                   "convert-scf-to-cf,"
                   "convert-vector-to-llvm{vector-contract-lowering=outerproduct},"
-                  "convert-math-to-libm,convert-to-llvm,"
+                  "convert-math-to-libm,"
+                  // Buffers through the runtime's allocator (clean OOM errors).
+                  "finalize-memref-to-llvm{use-generic-functions},convert-to-llvm,"
                   "reconcile-unrealized-casts,canonicalize");
 }
 
@@ -122,6 +124,7 @@ void buildCUDAPipeline(OpPassManager &pm, const CUDAPipelineOptions &options,
   if (stopAfter == CUDAStage::Binary)
     return;
   addUpstream(pm, "convert-scf-to-cf,convert-math-to-libm,gpu-to-llvm,"
+                  "finalize-memref-to-llvm{use-generic-functions},"
                   "convert-to-llvm,reconcile-unrealized-casts,canonicalize");
 }
 

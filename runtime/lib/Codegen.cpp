@@ -44,6 +44,26 @@ std::map<std::string, std::pair<std::vector<int64_t>, void *>> pending;
 
 extern "C" {
 
+/// Every buffer of generated code comes from here (finalize-memref-to-llvm
+/// with use-generic-functions), so running out of memory is a clear error
+/// and exit 1, not a crash on a null pointer.
+TDSL_RUNTIME_EXPORT void *_mlir_memref_to_llvm_alloc(size_t size) {
+  return tdsl_alloc((int64_t)size);
+}
+
+TDSL_RUNTIME_EXPORT void *_mlir_memref_to_llvm_aligned_alloc(size_t alignment,
+                                                             size_t size) {
+  if (alignment <= 64)
+    return tdsl_alloc((int64_t)size);
+  void *p = nullptr;
+  if (posix_memalign(&p, alignment, size ? size : 1) != 0)
+    tdsl_fatal(nullptr, tdsl::rt::format("out of memory allocating %zu bytes",
+                                         size).c_str());
+  return p;
+}
+
+TDSL_RUNTIME_EXPORT void _mlir_memref_to_llvm_free(void *ptr) { tdsl_free(ptr); }
+
 TDSL_RUNTIME_EXPORT void tdsl_print_str(const char *text, int32_t newline) {
   if (tdsl_is_quiet())
     return;
