@@ -120,8 +120,11 @@ Value convertScalar(OpBuilder &b, Location loc, Value v, Type from, Type to) {
 
 /// The scalar computation of one element-wise tdsl op on signless operands.
 /// `elem` is the original element type of the first operand.
+/// Emits a run-time check that stops the program when `bad` is true.
+using CheckFn = function_ref<void(OpBuilder &, Location, Value, StringRef)>;
+
 Value buildScalarOp(OpBuilder &b, Location loc, Operation *op, ValueRange args,
-                    Type elem, Type resultElem) {
+                    Type elem, Type resultElem, CheckFn check) {
   bool isFloat = isa<FloatType>(args[0].getType());
   bool isUnsigned = isUnsignedInt(elem);
   Value x = args[0];
@@ -135,6 +138,13 @@ Value buildScalarOp(OpBuilder &b, Location loc, Operation *op, ValueRange args,
   if (isa<t::MulOp>(op))
     return isFloat ? (Value)arith::MulFOp::create(b, loc, x, y)
                    : (Value)arith::MulIOp::create(b, loc, x, y);
+  // Integer division by zero is undefined in arith (and folds to garbage):
+  // it stops the program instead.
+  if (isa<t::DivOp, t::RemOp>(op) && !isFloat) {
+    Value zero = arith::ConstantOp::create(b, loc, b.getIntegerAttr(y.getType(), 0));
+    check(b, loc, arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, y, zero),
+          isa<t::DivOp>(op) ? "integer division by zero" : "integer remainder by zero");
+  }
   if (isa<t::DivOp>(op)) {
     if (isFloat)
       return arith::DivFOp::create(b, loc, x, y);
@@ -268,10 +278,19 @@ SmallVector<Value> dynamicResultSizes(OpBuilder &b, Location loc,
 
 /// Stops the program with "<file:line:col>: error: <message>" when `ok` is
 /// false: run-time shape checks that the compiler could not prove.
+void emitFailure(OpBuilder &b, Location loc, Value bad, StringRef message,
+                 ::tdsl::RuntimeCalls &rt);
+
 void emitCheck(OpBuilder &b, Location loc, Value ok, StringRef message,
                ::tdsl::RuntimeCalls &rt) {
   Value bad = arith::XOrIOp::create(
       b, loc, ok, arith::ConstantOp::create(b, loc, b.getBoolAttr(true)));
+  emitFailure(b, loc, bad, message, rt);
+}
+
+/// Stops the program with "<file:line:col>: error: <message>" when `bad`.
+void emitFailure(OpBuilder &b, Location loc, Value bad, StringRef message,
+                 ::tdsl::RuntimeCalls &rt) {
   auto ifOp = scf::IfOp::create(b, loc, bad, /*withElseRegion=*/false);
   // tdsl-check-static-shapes reports the check at compile time when
   // inlining makes it fail for sure.
@@ -349,8 +368,11 @@ struct ElementwiseLowering : ConversionPattern {
     Type resultElem = getElementTypeOrSelf(op->getResult(0).getType());
     Type resultType = getTypeConverter()->convertType(op->getResult(0).getType());
     auto resultTensor = dyn_cast<RankedTensorType>(resultType);
+    auto check = [&](OpBuilder &b, Location l, Value bad, StringRef msg) {
+      emitFailure(b, l, bad, msg, rt);
+    };
     if (!resultTensor) {
-      Value v = buildScalarOp(rw, loc, op, operands, elem, resultElem);
+      Value v = buildScalarOp(rw, loc, op, operands, elem, resultElem, check);
       if (!v)
         return failure();
       rw.replaceOp(op, v);
@@ -369,7 +391,8 @@ struct ElementwiseLowering : ConversionPattern {
     auto generic = linalg::GenericOp::create(
         rw, loc, TypeRange{resultTensor}, operands, ValueRange{init}, maps, iters,
         "", "", [&](OpBuilder &b, Location l, ValueRange args) {
-          Value v = buildScalarOp(b, l, op, args.drop_back(), elem, resultElem);
+          Value v = buildScalarOp(b, l, op, args.drop_back(), elem, resultElem,
+                                  check);
           ok = v != nullptr;
           linalg::YieldOp::create(b, l, ok ? v : args.back());
         });

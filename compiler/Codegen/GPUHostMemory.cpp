@@ -7,6 +7,7 @@
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/PatternMatch.h"
 
 namespace tdsl {
@@ -24,7 +25,11 @@ struct GPUHostMemoryPass : ::tdsl::impl::GPUHostMemoryBase<GPUHostMemoryPass> {
     ::tdsl::RuntimeCalls rt(module);
     SmallVector<Operation *> ops;
     module.walk([&](Operation *op) {
-      if (op->getParentOfType<gpu::GPUModuleOp>())
+      // Buffers inside the loops that become kernels are the kernel's own
+      // (small ones are on the stack after promote-buffers-to-stack).
+      if (op->getParentOfType<gpu::GPUModuleOp>() ||
+          op->getParentOfType<scf::ForallOp>() ||
+          op->getParentOfType<scf::ParallelOp>())
         return;
       if (isa<memref::AllocOp, memref::DeallocOp, memref::GetGlobalOp>(op))
         ops.push_back(op);

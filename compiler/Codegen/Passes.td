@@ -308,4 +308,24 @@ def GPUAnnotateLaunches : Pass<"tdsl-gpu-annotate-launches", "mlir::ModuleOp"> {
                            "mlir::LLVM::LLVMDialect"];
 }
 
+def GPUDeviceChecks : Pass<"tdsl-gpu-device-checks", "mlir::ModuleOp"> {
+  let summary = "Turn run-time checks inside GPU kernels into traps";
+  let description = [{
+    A run-time check (`scf.if` marked `tdsl.check`: a subscript out of range,
+    an integer division by zero) calls the host runtime's `tdsl_fatal`, which
+    a kernel cannot. Inside the loops that become kernels the call becomes
+    `llvm.intr.trap`: the kernel stops, the CUDA runtime reports the failed
+    launch with the kernel's name and DSL line, and the program exits 1.
+    Checks on the host keep their located message.
+
+    ```mlir
+    // inside scf.forall, before
+    scf.if %bad { func.call @tdsl_fatal(%where, %msg) } {tdsl.check = "..."}
+    // after
+    scf.if %bad { llvm.intr.trap } {tdsl.check = "..."}
+    ```
+  }];
+  let dependentDialects = ["mlir::LLVM::LLVMDialect", "mlir::scf::SCFDialect"];
+}
+
 #endif // TDSL_CODEGEN_PASSES_TD

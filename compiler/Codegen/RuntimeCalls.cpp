@@ -56,7 +56,9 @@ ValueRange RuntimeCalls::call(OpBuilder &b, Location loc, StringRef name,
 Value RuntimeCalls::getString(OpBuilder &b, Location loc, StringRef s) {
   auto it = strings.find(s);
   std::string name;
-  if (it == strings.end()) {
+  if (it != strings.end()) {
+    name = it->second;
+  } else {
     // Unique across passes that each intern their own strings.
     unsigned n = strings.size();
     do
@@ -65,9 +67,15 @@ Value RuntimeCalls::getString(OpBuilder &b, Location loc, StringRef s) {
     strings[s] = name;
     std::string withNul = s.str();
     withNul.push_back('\0');
-    return LLVM::createGlobalString(loc, b, name, withNul, LLVM::Linkage::Private);
+    // Made at the module's start with a builder of its own: `b` may point
+    // into a body that has no parent yet (a linalg.generic being built).
+    OpBuilder mb(module.getContext());
+    mb.setInsertionPointToStart(module.getBody());
+    auto type = LLVM::LLVMArrayType::get(mb.getI8Type(), withNul.size());
+    LLVM::GlobalOp::create(mb, loc, type, /*isConstant=*/true,
+                           LLVM::Linkage::Private, name,
+                           mb.getStringAttr(withNul));
   }
-  name = it->second;
   auto ptrType = LLVM::LLVMPointerType::get(b.getContext());
   return LLVM::AddressOfOp::create(b, loc, ptrType, name);
 }

@@ -505,11 +505,29 @@ mlir::Value Generator::genSubscript(IndexExpr &e, Env &env) {
   if (!base)
     return nullptr;
   llvm::SmallVector<mlir::Value> idx;
-  for (auto &i : e.indices) {
+  auto tensorType = mlir::cast<mlir::RankedTensorType>(base.getType());
+  for (auto [d, i] : llvm::enumerate(e.indices)) {
     mlir::Value v = gen(*i, env);
     if (!v)
       return nullptr;
-    idx.push_back(toIndex(v, l));
+    mlir::Value index = toIndex(v, loc(i->loc));
+    // A subscript is checked against the extent at run time (a negative one
+    // is a huge unsigned value): reading outside a tensor is never silent.
+    if (!llvm::isa<IntLitExpr>(i.get())) {
+      mlir::Location il = loc(i->loc);
+      mlir::Value extent =
+          tensorType.isDynamicDim(d)
+              ? (mlir::Value)mlir::tensor::DimOp::create(builder, il, base, d)
+              : (mlir::Value)mlir::arith::ConstantIndexOp::create(
+                    builder, il, tensorType.getDimSize(d));
+      mlir::Value inRange = mlir::arith::CmpIOp::create(
+          builder, il, mlir::arith::CmpIPredicate::ult, index, extent);
+      mlir::cf::AssertOp::create(
+          builder, il, inRange,
+          "subscript " + std::to_string(d) + " is out of range for a tensor "
+          "of type " + e.base->type.str());
+    }
+    idx.push_back(index);
   }
   return mlir::tensor::ExtractOp::create(builder, l, base, idx);
 }

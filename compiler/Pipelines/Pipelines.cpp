@@ -100,8 +100,9 @@ void buildCUDAPipeline(OpPassManager &pm, const CUDAPipelineOptions &options,
                   "function-boundary-type-conversion=identity-layout-map "
                   "allow-return-allocs-from-loops},"
                   "canonicalize,buffer-deallocation-pipeline,canonicalize,"
-                  "convert-linalg-to-loops");
+                  "func.func(promote-buffers-to-stack),convert-linalg-to-loops");
   pm.addPass(createGPUHostMemory());
+  pm.addPass(createGPUDeviceChecks());
   // Tiles to blocks, elements to threads: the nests of scf.parallel loops
   // are mapped outermost first.
   addUpstream(pm, "scf-forall-to-parallel,func.func(gpu-map-parallel-loops),"

@@ -8,7 +8,9 @@
 #include "Internal.h"
 #include "tdsl/Runtime.h"
 
+#include <csignal>
 #include <cstdio>
+#include <unistd.h>
 #include <cstdlib>
 #include <cstring>
 #include <map>
@@ -132,10 +134,21 @@ TDSL_RUNTIME_EXPORT void tdsl_npy_write(const char *path, int32_t dtype,
 
 /// Options of a compiled executable: --threads=N, --profile,
 /// --profile-json=FILE. Unknown arguments are an error.
+/// Integer division by zero traps (SIGFPE); the program stops with a clear
+/// message and exit 1 instead of a crash.
+static void onArithmeticTrap(int) {
+  static const char msg[] =
+      "tdsl: error: integer division by zero (or overflow)\n";
+  fflush(stdout);
+  (void)!write(2, msg, sizeof(msg) - 1);
+  _exit(1);
+}
+
 TDSL_RUNTIME_EXPORT void tdsl_init(int32_t argc, char **argv) {
   // The run starts here, not when the library was loaded (a JIT loads it
   // before compiling).
   tdsl_profile_reset();
+  std::signal(SIGFPE, onArithmeticTrap);
   for (int32_t i = 1; i < argc; ++i) {
     const char *a = argv[i];
     if (!std::strncmp(a, "--threads=", 10)) {

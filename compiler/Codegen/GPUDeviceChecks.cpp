@@ -1,0 +1,36 @@
+//===- GPUDeviceChecks.cpp - run-time checks in kernels become traps --------===//
+#include "compiler/Codegen/Passes.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+
+namespace tdsl {
+#define GEN_PASS_DEF_GPUDEVICECHECKS
+#include "compiler/Codegen/Passes.h.inc"
+} // namespace tdsl
+
+using namespace mlir;
+
+namespace {
+struct GPUDeviceChecksPass
+    : ::tdsl::impl::GPUDeviceChecksBase<GPUDeviceChecksPass> {
+  void runOnOperation() override {
+    SmallVector<func::CallOp> calls;
+    getOperation().walk([&](func::CallOp call) {
+      auto check = call->getParentOfType<scf::IfOp>();
+      if (call.getCallee() == "tdsl_fatal" && check &&
+          check->hasAttr("tdsl.check") &&
+          (call->getParentOfType<scf::ForallOp>() ||
+           call->getParentOfType<scf::ParallelOp>()))
+        calls.push_back(call);
+    });
+    OpBuilder b(&getContext());
+    for (func::CallOp call : calls) {
+      b.setInsertionPoint(call);
+      LLVM::Trap::create(b, call.getLoc());
+      call.erase();
+    }
+  }
+};
+} // namespace

@@ -1,0 +1,25 @@
+"""Checks the --profile-json of examples/matmul.tdsl run on the fake CUDA
+driver (tdsl_fake_cuda times every launch as 1.5 ms and runs nothing).
+
+usage: check_gpu_profile.py FILE.json
+
+Exactly the four kernels of the example, each at its DSL line, kind
+"kernel", 1 call, total_ms 1.5 and mean_us 1500; no memcpy rows (buffers
+are managed, nothing is copied).
+"""
+import json
+import sys
+
+with open(sys.argv[1]) as f:
+    prof = json.load(f)
+assert isinstance(prof.get("run_ms"), (int, float)) and prof["run_ms"] > 0, prof.get("run_ms")
+rows = {(k["name"], k["where"]): k for k in prof["kernels"]}
+expected = {("tdsl_main_parallel_for", "matmul.tdsl:17:7"), ("tdsl_main_parallel_for_1", "matmul.tdsl:20:7"),
+            ("matmul_index_gen", "matmul.tdsl:12:3"), ("tdsl_main_matmul", "matmul.tdsl:26:43")}
+assert set(rows) == expected, "rows %r, expected %r" % (sorted(rows), sorted(expected))
+for key, k in rows.items():
+    assert k["kind"] == "kernel", k
+    assert k["calls"] == 1, k
+    assert abs(k["total_ms"] - 1.5) < 1e-9, k
+    assert abs(k["mean_us"] - 1500.0) < 1e-6, k
+print("GPU profile JSON ok: %d kernels" % len(rows))
