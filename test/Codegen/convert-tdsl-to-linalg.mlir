@@ -758,9 +758,8 @@ func.func @creation(%n: index, %v: f32)
 // CHECK-LABEL: func.func @print_scalars(
 // CHECK-SAME: %[[X:.*]]: f32, %[[U:.*]]: i64, %[[B:.*]]: i1, %[[H:.*]]: f16
 // CHECK: %[[PIA:.*]] = llvm.mlir.addressof @[[PI]] : !llvm.ptr
-// CHECK: %[[PIP:.*]] = llvm.getelementptr %[[PIA]][0, 0] : (!llvm.ptr) -> !llvm.ptr, !llvm.array<5 x i8>
 // CHECK: %[[NL:.*]] = arith.constant 1 : i32
-// CHECK: call @tdsl_print_f32(%[[X]], %[[PIP]], %[[NL]]) : (f32, !llvm.ptr, i32) -> ()
+// CHECK: call @tdsl_print_f32(%[[X]], %[[PIA]], %[[NL]]) : (f32, !llvm.ptr, i32) -> ()
 // CHECK: %[[NULL:.*]] = llvm.mlir.zero : !llvm.ptr
 // CHECK: call @tdsl_print_u64(%[[U]], %[[NULL]], %{{.*}}) : (i64, !llvm.ptr, i32) -> ()
 // no_newline passes 0.
@@ -770,8 +769,7 @@ func.func @creation(%n: index, %v: f32)
 // CHECK: %[[H16:.*]] = arith.bitcast %[[H]] : f16 to i16
 // CHECK: call @tdsl_print_f16(%[[H16]], %{{.*}}, %{{.*}}) : (i16, !llvm.ptr, i32) -> ()
 // CHECK: %[[DA:.*]] = llvm.mlir.addressof @[[DONE]] : !llvm.ptr
-// CHECK: %[[DP:.*]] = llvm.getelementptr %[[DA]][0, 0]
-// CHECK: call @tdsl_print_str(%[[DP]], %{{.*}}) : (!llvm.ptr, i32) -> ()
+// CHECK: call @tdsl_print_str(%[[DA]], %{{.*}}) : (!llvm.ptr, i32) -> ()
 func.func @print_scalars(%x: f32, %u: ui64, %b: i1, %h: f16) {
   tdsl.print "pi =", %x : f32
   tdsl.print %u : ui64
@@ -785,8 +783,8 @@ func.func @print_scalars(%x: f32, %u: ui64, %b: i1, %h: f16) {
 // allocated with them and filled by tdsl_npy_read. Printing a tensor passes
 // dtype (2 = f32), rank, sizes and data of its buffer; save likewise.
 // CHECK-LABEL: func.func @load_print_save(
-// CHECK: %[[PATH:.*]] = llvm.getelementptr %{{.*}}[0, 0] : (!llvm.ptr) -> !llvm.ptr, !llvm.array<9 x i8>
-// CHECK: %[[WHERE:.*]] = llvm.getelementptr
+// CHECK: %[[PATH:.*]] = llvm.mlir.addressof @[[IN]] : !llvm.ptr
+// CHECK: %[[WHERE:.*]] = llvm.mlir.addressof
 // CHECK: %[[DT:.*]] = arith.constant 2 : i32
 // CHECK: %[[RK:.*]] = arith.constant 2 : i64
 // CHECK: %[[SIZES:.*]] = memref.alloca() : memref<2xi64>

@@ -22,7 +22,9 @@ if TMUX is None:
     print("tmux not installed: skipped")
     sys.exit(0)
 
-REPL = sys.argv[1] if len(sys.argv) > 1 else shutil.which("tdsl-repl")
+REPL = sys.argv[1] if len(sys.argv) > 1 else "tdsl-repl"
+if os.sep not in REPL:
+    REPL = shutil.which(REPL)
 if not REPL or not os.path.exists(REPL):
     print("error: tdsl-repl not found", file=sys.stderr)
     sys.exit(1)
