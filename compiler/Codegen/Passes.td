@@ -242,17 +242,21 @@ def GPUTile : Pass<"tdsl-gpu-tile", "mlir::func::FuncOp"> {
   let summary = "Tile linalg ops to GPU blocks and threads";
   let description = [{
     Tiles the parallel loops of each outermost linalg op into an
-    `scf.forall` mapped to GPU blocks (`#gpu.block<x>`, ...) and the block's
-    tile again into an `scf.forall` mapped to threads (`#gpu.thread<x>`, one
-    output element per thread). Element-wise ops get blocks of
-    `block-size` elements along their innermost loop; contractions get
-    `tile x tile` blocks of outputs, each thread running the reduction loop.
-    Ops without a parallel loop are left for the host.
+    `scf.forall` of blocks and the block's tile again into an `scf.forall`
+    of threads (one output element per thread), fusing fills. Element-wise
+    ops get blocks of `block-size` elements along their innermost loop;
+    contractions get `tile x tile` blocks of outputs, each thread running the
+    reduction loop. The innermost loop is listed first in each forall, so
+    `gpu-map-parallel-loops` (which maps a nest outermost-first: outer loop
+    to blocks, inner to threads, first dimension to x) gives it `x` and
+    consecutive threads touch consecutive elements. Ops without a parallel
+    loop are left for the host.
 
     ```mlir
     // after
-    scf.forall (%b) in (4) { scf.forall (%t) in (256) { linalg.generic ... }
-        {mapping = [#gpu.thread<x>]} } {mapping = [#gpu.block<x>]}
+    scf.forall (%b) = (0) to (1000) step (256) {
+      scf.forall (%t) in (%n) { linalg.generic ... }
+    }
     ```
   }];
   let options = [

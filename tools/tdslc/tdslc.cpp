@@ -339,6 +339,10 @@ int main(int argc, char **argv) {
     error() << "unsupported --gpu-arch '" << gpuArch << "' (sm_90 or sm_80)\n";
     return 1;
   }
+  if (!cuda && gpuArch.getNumOccurrences()) {
+    error() << "--gpu-arch needs --target=cuda\n";
+    return 1;
+  }
   if (!cuda && (emit == Emit::GPU || emit == Emit::NVVM || emit == Emit::PTX)) {
     error() << "--emit=gpu, nvvm and ptx need --target=cuda\n";
     return 1;
