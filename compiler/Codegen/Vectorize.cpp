@@ -81,6 +81,13 @@ struct VectorizePass : ::tdsl::impl::VectorizeBase<VectorizePass> {
       auto targetOp = cast<linalg::LinalgOp>(target);
       if (!targetOp.hasDynamicShape())
         sizes.clear();
+      // Vectors of i1 are bit masks in LLVM while buffers of i1 hold a byte
+      // per element: a vectorized load or store of them reads or writes the
+      // wrong bytes, so ops on i1 tensors stay scalar.
+      if (llvm::any_of(targetOp->getOperandTypes(), [](Type t) {
+            return getElementTypeOrSelf(t).isInteger(1);
+          }))
+        continue;
       // A reduction whose body reads none of its inputs (a fill folded into
       // it: sum(ones(...))) is vectorized by MLIR 22 as one step, not one per
       // iteration; it stays scalar.

@@ -18,9 +18,11 @@ std::unique_ptr<ModuleAST> tdsl::parseBuffer(DiagEngine &diags,
 
 bool tdsl::parseReplBuffer(DiagEngine &diags, unsigned bufferId,
                            ModuleAST &decls, StmtList &statements) {
+  unsigned before = diags.getNumErrors(); // lexical errors count too
   Lexer lexer(diags, bufferId);
   Parser parser(diags, lexer.lexAll());
-  return parser.parseReplInput(decls, statements);
+  return parser.parseReplInput(decls, statements) &&
+         diags.getNumErrors() == before;
 }
 
 static std::string describe(const Token &t) {

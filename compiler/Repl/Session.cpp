@@ -15,8 +15,7 @@
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/InitAllDialects.h"
 #include "mlir/InitAllExtensions.h"
-#include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
-#include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/All.h"
 
 #include "llvm/ADT/StringSet.h"
 #include "llvm/IR/LLVMContext.h"
@@ -33,6 +32,7 @@
 #include <algorithm>
 #include <chrono>
 #include <csignal>
+#include <fcntl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -140,7 +140,12 @@ Session::compile(unsigned bufferId, Mode mode, llvm::StringRef stage) {
                               : "'yield' belongs in a 'parallel for' body");
       return nullptr;
     }
-  if (mode != Mode::Run) {
+  if (mode == Mode::Check && !current.empty()) {
+    diags.error(current.front()->loc, "a file loaded into the REPL holds "
+                                      "definitions and imports only");
+    return nullptr;
+  }
+  if (mode != Mode::Run && mode != Mode::Check) {
     if (current.size() != 1 || !llvm::isa<ExprStmt>(current[0].get()) ||
         !decls.functions.empty() || !decls.imports.empty()) {
       diags.error(llvm::SMLoc::getFromPointer(
@@ -216,6 +221,8 @@ Session::compile(unsigned bufferId, Mode mode, llvm::StringRef stage) {
   };
   if (!build(/*wrap=*/false))
     return nullptr;
+  if (mode == Mode::Check)
+    return c;
   if (shown) {
     if (shown->type.isVoid()) {
       if (mode != Mode::Run) {
@@ -239,8 +246,7 @@ Session::compile(unsigned bufferId, Mode mode, llvm::StringRef stage) {
   registerFrontendDialects(registry);
   mlir::registerAllDialects(registry);
   mlir::registerAllExtensions(registry);
-  mlir::registerBuiltinDialectTranslation(registry);
-  mlir::registerLLVMDialectTranslation(registry);
+  mlir::registerAllToLLVMIRTranslations(registry);
   c->context.appendDialectRegistry(registry);
   c->context.printOpOnDiagnostic(false);
   mlir::SourceMgrDiagnosticHandler handler(srcMgr, &c->context);
@@ -288,8 +294,18 @@ Session::compile(unsigned bufferId, Mode mode, llvm::StringRef stage) {
     cpuStage = CPUStage::Tiled;
   else if (stage == "bufferized")
     cpuStage = CPUStage::Bufferized;
-  if (mlir::failed(lowerForCPU(*c->module, options.cpu, cpuStage)))
+  if (options.cuda) {
+    // The CUDA stages nearest to the CPU ones :ir names.
+    CUDAStage cudaStage = CUDAStage::LLVMDialect;
+    if (mode == Mode::IR && (stage == "linalg" || stage == "tiled"))
+      cudaStage = CUDAStage::Tiled;
+    else if (mode == Mode::IR && stage == "bufferized")
+      cudaStage = CUDAStage::GPU;
+    if (mlir::failed(lowerForCUDA(*c->module, options.cudaOptions, cudaStage)))
+      return nullptr;
+  } else if (mlir::failed(lowerForCPU(*c->module, options.cpu, cpuStage))) {
     return nullptr;
+  }
   if (mode == Mode::IR) {
     if (stage == "llvm") {
       llvm::LLVMContext llvmContext;
@@ -352,6 +368,10 @@ int Session::runChild(Compiled &c, const std::string &profileJson) {
   }
   if (pid == 0) {
     signal(SIGINT, SIG_DFL);
+    // The child must not read (or, exiting, move) the session's input.
+    int devNull = open("/dev/null", O_RDONLY);
+    if (devNull >= 0)
+      dup2(devNull, 0);
     int rc = c.mainFn((int)args.size(), argv.data());
     fflush(stdout);
     fflush(stderr);
@@ -517,38 +537,16 @@ bool Session::loadFile(llvm::StringRef path) {
     return false;
   }
   unsigned buf = srcMgr.AddNewSourceBuffer(std::move(*text), llvm::SMLoc());
-  // Check the definitions the way an input would be, but run nothing.
-  DiagEngine diags(srcMgr);
-  diags.setSuppressWarnings(true);
-  ModuleAST decls;
-  StmtList stmts;
-  if (!parseReplBuffer(diags, buf, decls, stmts))
+  // Checked like a typed input: with every definition and binding so far.
+  auto c = compile(buf, Mode::Check);
+  if (!c)
     return false;
-  if (!stmts.empty()) {
-    diags.error(stmts.front()->loc, "a file loaded into the REPL holds "
-                                    "definitions and imports only");
-    return false;
-  }
-  Program program;
-  program.main = std::make_unique<ModuleAST>();
-  for (const std::string &i : imports)
-    program.main->imports.push_back({i, llvm::SMLoc()});
-  for (auto &i : decls.imports)
-    program.main->imports.push_back(i);
-  addCurrentFunctions(diags, decls, *program.main);
-  std::vector<std::string> newFunctions;
-  for (auto &f : decls.functions) {
-    newFunctions.push_back(f->name);
-    program.main->functions.push_back(std::move(f));
-  }
-  if (!loadImports(diags, program, getStdlibSearchPath(options.includeDirs)) ||
-      !checkProgram(program, diags))
-    return false;
-  for (const std::string &f : newFunctions)
+  for (const std::string &f : c->newFunctions)
     functions[f] = buf;
-  for (auto &i : program.main->imports)
-    if (!llvm::is_contained(imports, i.name))
-      imports.push_back(i.name);
+  for (const std::string &i : c->newImports)
+    if (!llvm::is_contained(imports, i))
+      imports.push_back(i);
+  std::vector<std::string> &newFunctions = c->newFunctions;
   llvm::outs() << "loaded " << path << ": " << newFunctions.size()
                << " function" << (newFunctions.size() == 1 ? "" : "s") << "\n";
   llvm::outs().flush();

@@ -19,6 +19,9 @@ struct ModuleAST;
 
 struct SessionOptions {
   CPUPipelineOptions cpu;
+  CUDAPipelineOptions cudaOptions;
+  /// Inputs compile for CUDA (kernels as PTX) instead of the CPU.
+  bool cuda = false;
   std::string runtimeDir;
   std::vector<std::string> includeDirs;
   int threads = 0;
@@ -52,13 +55,15 @@ public:
   /// Forgets every definition and binding.
   void reset();
   void setProfile(bool on) { profile = on; }
+  void setCUDA(bool on) { options.cuda = on; }
+  bool isCUDA() const { return options.cuda; }
   bool getProfile() const { return profile; }
   /// Names worth completing: defined functions and bound variables.
   std::vector<std::string> names() const;
 
 private:
   struct Compiled;
-  enum class Mode { Run, Type, Time, IR };
+  enum class Mode { Run, Check, Type, Time, IR };
   std::unique_ptr<Compiled> compile(unsigned bufferId, Mode mode,
                                     llvm::StringRef stage = "");
   int runChild(Compiled &c, const std::string &profileJson);

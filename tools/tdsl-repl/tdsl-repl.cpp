@@ -131,11 +131,6 @@ public:
     if (text.empty())
       return true;
     if (!text.starts_with(":")) {
-      if (targetCuda) {
-        llvm::WithColor::error(llvm::errs(), "tdsl-repl")
-            << "the CUDA back end is not built yet; use :target cpu\n";
-        return true;
-      }
       session.eval(input);
       return true;
     }
@@ -186,11 +181,8 @@ public:
       if (needArg("an expression"))
         session.printIR(stage, rest);
     } else if (cmd == "target") {
-      if (rest == "cpu") {
-        targetCuda = false;
-      } else if (rest == "cuda") {
-        llvm::WithColor::error(llvm::errs(), "tdsl-repl")
-            << "the CUDA back end is not built yet; staying on cpu\n";
+      if (rest == "cpu" || rest == "cuda") {
+        session.setCUDA(rest == "cuda");
       } else {
         llvm::WithColor::error(llvm::errs(), "tdsl-repl")
             << ":target takes cpu or cuda\n";
@@ -231,8 +223,6 @@ public:
     return out;
   }
 
-  bool targetCuda = false;
-
 private:
   Session &session;
   bool interactive;
@@ -252,19 +242,16 @@ int main(int argc, char **argv) {
   options.cpu.optLevel = optLevel;
   options.runtimeDir = getRuntimeLibDir(argv[0]);
   options.includeDirs = includeDirs;
-  Session session(options);
-  bool interactive = llvm::sys::Process::StandardInIsUserInput();
-  Repl repl(session, interactive);
-  if (target == "cuda") {
-    llvm::WithColor::error(llvm::errs(), "tdsl-repl")
-        << "the CUDA back end is not built yet; use --target=cpu\n";
-    return 1;
-  }
-  if (target != "cpu") {
+  options.cuda = target == "cuda";
+  options.cudaOptions.toolkitPath = getCUDAToolkitPath();
+  if (target != "cpu" && target != "cuda") {
     llvm::WithColor::error(llvm::errs(), "tdsl-repl")
         << "unknown target '" << target << "'\n";
     return 1;
   }
+  Session session(options);
+  bool interactive = llvm::sys::Process::StandardInIsUserInput();
+  Repl repl(session, interactive);
   for (const std::string &f : files)
     session.loadFile(f);
 
