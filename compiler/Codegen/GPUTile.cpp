@@ -1,5 +1,6 @@
 //===- GPUTile.cpp - linalg ops -> scf.forall over GPU blocks and threads ---===//
 #include "compiler/Codegen/Passes.h"
+#include "compiler/Codegen/TilingUtils.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -21,45 +22,16 @@ namespace {
 struct GPUTilePass : ::tdsl::impl::GPUTileBase<GPUTilePass> {
   using Base::Base;
 
-  /// Tiles `op` with `sizes` into an scf.forall with `mapping`; returns the
-  /// tiled op inside, or null.
-  Operation *tileOp(IRRewriter &rw, Operation *op, ArrayRef<int64_t> sizes,
-                  ArrayRef<Attribute> mapping, bool fuseFills) {
-    SmallVector<OpFoldResult> tileSizes;
-    for (int64_t s : sizes)
-      tileSizes.push_back(rw.getIndexAttr(s));
-    scf::SCFTilingOptions tiling;
-    tiling.setTileSizes(tileSizes);
-    tiling.setLoopType(scf::SCFTilingOptions::LoopType::ForallOp);
-    // gpu-map-parallel-loops maps a loop's first dimension to x: list the
-    // innermost loop first, so consecutive threads (and blocks) touch
-    // consecutive elements (coalesced accesses).
+  /// Tiles `op` into an scf.forall; returns the tiled op inside, or null.
+  /// gpu-map-parallel-loops maps a loop's first dimension to x: the
+  /// innermost loop is listed first, so consecutive threads (and blocks)
+  /// touch consecutive elements (coalesced accesses).
+  Operation *tileOp(IRRewriter &rw, Operation *op, ArrayRef<int64_t> sizes) {
     SmallVector<int64_t> interchange;
     for (int64_t i = sizes.size() - 1; i >= 0; --i)
       interchange.push_back(i);
-    tiling.setInterchange(interchange);
-    (void)mapping;
-    scf::SCFTileAndFuseOptions options;
-    options.setTilingOptions(tiling);
-    options.fusionControlFn =
-        [&](tensor::ExtractSliceOp, OpResult producer,
-            bool) -> std::optional<scf::SCFTileAndFuseOptions::ControlFnResult> {
-      if (fuseFills && isa<linalg::FillOp>(producer.getOwner()))
-        return scf::SCFTileAndFuseOptions::ControlFnResult{};
-      return std::nullopt;
-    };
-    rw.setInsertionPoint(op);
-    auto result = scf::tileConsumerAndFuseProducersUsingSCF(
-        rw, cast<TilingInterface>(op), options);
-    if (failed(result))
-      return nullptr;
-    for (OpResult r : op->getResults())
-      if (Value repl = result->replacements.lookup(r))
-        rw.replaceAllUsesWith(r, repl);
-    Operation *tiled = result->tiledAndFusedOps.front();
-    if (op->use_empty())
-      rw.eraseOp(op);
-    return tiled;
+    auto tiled = ::tdsl::tileToForallFusingFills(rw, op, sizes, interchange);
+    return succeeded(tiled) ? tiled->first : nullptr;
   }
 
   void runOnOperation() override {
@@ -72,14 +44,6 @@ struct GPUTilePass : ::tdsl::impl::GPUTileBase<GPUTilePass> {
         candidates.push_back(op);
     });
     IRRewriter rw(ctx);
-    auto blockDim = [&](unsigned i) -> Attribute {
-      return gpu::GPUBlockMappingAttr::get(
-          ctx, static_cast<gpu::MappingId>(static_cast<unsigned>(gpu::MappingId::DimX) + i));
-    };
-    auto threadDim = [&](unsigned i) -> Attribute {
-      return gpu::GPUThreadMappingAttr::get(
-          ctx, static_cast<gpu::MappingId>(static_cast<unsigned>(gpu::MappingId::DimX) + i));
-    };
     for (linalg::LinalgOp op : llvm::reverse(candidates)) {
       if (!op->getBlock())
         continue;
@@ -95,7 +59,6 @@ struct GPUTilePass : ::tdsl::impl::GPUTileBase<GPUTilePass> {
       unsigned used = std::min<size_t>(2, parallel.size());
       bool contraction = parallel.size() != iters.size() && used == 2;
       SmallVector<int64_t> blockSizes(iters.size(), 0), threadSizes(iters.size(), 0);
-      SmallVector<Attribute> blocks, threads;
       for (unsigned k = 0; k < parallel.size(); ++k) {
         unsigned loop = parallel[parallel.size() - 1 - k];
         if (k < used) {
@@ -106,25 +69,13 @@ struct GPUTilePass : ::tdsl::impl::GPUTileBase<GPUTilePass> {
           threadSizes[loop] = 0;
         }
       }
-      // Mapping lists follow the order of the tiled loops (outer to inner);
-      // the innermost gets x.
-      SmallVector<unsigned> tiledLoops, threadLoops;
-      for (unsigned i = 0; i < iters.size(); ++i) {
-        if (blockSizes[i])
-          tiledLoops.push_back(i);
-        if (threadSizes[i])
-          threadLoops.push_back(i);
-      }
-      for (unsigned j = 0; j < tiledLoops.size(); ++j)
-        blocks.push_back(blockDim(std::min<unsigned>(2, tiledLoops.size() - 1 - j)));
-      for (unsigned j = 0; j < threadLoops.size(); ++j)
-        threads.push_back(threadDim(threadLoops.size() - 1 - j));
-      if (tiledLoops.size() > 3)
-        continue; // more than 3 grid dimensions: leave on the host
-      Operation *inner = tileOp(rw, op, blockSizes, blocks, /*fuseFills=*/true);
+      // A grid has 3 dimensions: more parallel loops stay on the host.
+      if (llvm::count_if(blockSizes, [](int64_t s) { return s != 0; }) > 3)
+        continue;
+      Operation *inner = tileOp(rw, op, blockSizes);
       if (!inner)
         continue;
-      tileOp(rw, inner, threadSizes, threads, /*fuseFills=*/true);
+      tileOp(rw, inner, threadSizes);
     }
   }
 };

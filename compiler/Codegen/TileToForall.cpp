@@ -1,5 +1,6 @@
 //===- TileToForall.cpp - linalg ops -> scf.forall tiles ---------------------===//
 #include "compiler/Codegen/Passes.h"
+#include "compiler/Codegen/TilingUtils.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -64,40 +65,19 @@ struct TileToForallPass : ::tdsl::impl::TileToForallBase<TileToForallPass> {
       SmallVector<int64_t> sizes = chooseTileSizes(op);
       if (llvm::all_of(sizes, [](int64_t s) { return s == 0; }))
         continue;
-      SmallVector<OpFoldResult> tileSizes;
-      for (int64_t s : sizes)
-        tileSizes.push_back(rw.getIndexAttr(s));
-      scf::SCFTilingOptions tiling;
-      tiling.setTileSizes(tileSizes);
-      tiling.setLoopType(scf::SCFTilingOptions::LoopType::ForallOp);
-      scf::SCFTileAndFuseOptions options;
-      options.setTilingOptions(tiling);
-      // Only fills fuse into tiles: fusing a computed producer would
-      // recompute it in every tile that reads it (all of B for each tile of
-      // a matmul); element-wise chains are already fused by then.
-      options.fusionControlFn = [](tensor::ExtractSliceOp, OpResult producer,
-                                   bool) -> std::optional<scf::SCFTileAndFuseOptions::ControlFnResult> {
-        if (isa<linalg::FillOp>(producer.getOwner()))
-          return scf::SCFTileAndFuseOptions::ControlFnResult{};
-        return std::nullopt;
-      };
-      rw.setInsertionPoint(op);
-      auto result = scf::tileConsumerAndFuseProducersUsingSCF(
-          rw, cast<TilingInterface>(op.getOperation()), options);
-      if (failed(result)) {
+      // Loops carry the op's location and kernel id (against CSE merging).
+      Location loc = op->getLoc();
+      Attribute id = op->getAttr("tdsl.kernel_id");
+      auto tiled = ::tdsl::tileToForallFusingFills(rw, op, sizes);
+      if (failed(tiled)) {
         op.emitWarning("could not be tiled; it runs serially");
         continue;
       }
-      for (LoopLikeOpInterface loop : result->loops) {
-        loop->setLoc(op->getLoc());
-        if (Attribute id = op->getAttr("tdsl.kernel_id"))
+      for (Operation *loop : tiled->second) {
+        loop->setLoc(loc);
+        if (id)
           loop->setAttr("tdsl.kernel_id", id);
       }
-      for (OpResult r : op->getResults())
-        if (Value repl = result->replacements.lookup(r))
-          rw.replaceAllUsesWith(r, repl);
-      if (op->use_empty())
-        rw.eraseOp(op);
     }
   }
 };
