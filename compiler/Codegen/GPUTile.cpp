@@ -1,5 +1,7 @@
 //===- GPUTile.cpp - linalg ops -> scf.forall over GPU blocks and threads ---===//
+#include "compiler/Codegen/LoweringUtils.h"
 #include "compiler/Codegen/Passes.h"
+#include "compiler/Codegen/RuntimeCalls.h"
 #include "compiler/Codegen/TilingUtils.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
@@ -34,8 +36,15 @@ struct GPUTilePass : ::tdsl::impl::GPUTileBase<GPUTilePass> {
     return succeeded(tiled) ? tiled->first : nullptr;
   }
 
+  // A module pass: it declares a runtime function in the module, which
+  // functions processed in parallel would race on.
   void runOnOperation() override {
-    func::FuncOp fn = getOperation();
+    for (auto fn : llvm::to_vector(getOperation().getOps<func::FuncOp>()))
+      if (!fn.isExternal())
+        tileFunction(fn);
+  }
+
+  void tileFunction(func::FuncOp fn) {
     MLIRContext *ctx = &getContext();
     SmallVector<linalg::LinalgOp> candidates;
     fn.walk([&](linalg::LinalgOp op) {
@@ -44,6 +53,7 @@ struct GPUTilePass : ::tdsl::impl::GPUTileBase<GPUTilePass> {
         candidates.push_back(op);
     });
     IRRewriter rw(ctx);
+    ::tdsl::RuntimeCalls rt(fn->getParentOfType<ModuleOp>());
     for (linalg::LinalgOp op : llvm::reverse(candidates)) {
       if (!op->getBlock())
         continue;
@@ -72,6 +82,10 @@ struct GPUTilePass : ::tdsl::impl::GPUTileBase<GPUTilePass> {
       // A grid has 3 dimensions: more parallel loops stay on the host.
       if (llvm::count_if(blockSizes, [](int64_t s) { return s != 0; }) > 3)
         continue;
+      // The runtime credits this work to the next launch: this op's kernel.
+      rw.setInsertionPoint(op);
+      auto [flops, bytes] = ::tdsl::buildKernelWork(rw, op.getLoc(), op);
+      rt.call(rw, op.getLoc(), "tdsl_cuda_set_work", {}, {flops, bytes});
       Operation *inner = tileOp(rw, op, blockSizes);
       if (!inner)
         continue;

@@ -5,7 +5,18 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
 
+namespace mlir::linalg {
+class LinalgOp;
+} // namespace mlir::linalg
+
 namespace tdsl {
+
+/// The work of a linalg op as f64 values built at the builder's position:
+/// floating-point and integer operations (iterations x arithmetic ops of the
+/// body) and bytes (the sizes of all operands). For the profile.
+std::pair<mlir::Value, mlir::Value> buildKernelWork(mlir::OpBuilder &b,
+                                                    mlir::Location loc,
+                                                    mlir::linalg::LinalgOp op);
 
 /// How a reduction combines: the tdsl combiner / reduce kinds mapped to one.
 enum class Combine { Add, Mul, Max, Min };

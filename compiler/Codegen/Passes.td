@@ -238,7 +238,7 @@ def CheckStaticShapes : Pass<"tdsl-check-static-shapes", "mlir::ModuleOp"> {
                            "mlir::tensor::TensorDialect"];
 }
 
-def GPUTile : Pass<"tdsl-gpu-tile", "mlir::func::FuncOp"> {
+def GPUTile : Pass<"tdsl-gpu-tile", "mlir::ModuleOp"> {
   let summary = "Tile linalg ops to GPU blocks and threads";
   let description = [{
     Tiles the parallel loops of each outermost linalg op into an
@@ -249,8 +249,10 @@ def GPUTile : Pass<"tdsl-gpu-tile", "mlir::func::FuncOp"> {
     reduction loop. The innermost loop is listed first in each forall, so
     `gpu-map-parallel-loops` (which maps a nest outermost-first: outer loop
     to blocks, inner to threads, first dimension to x) gives it `x` and
-    consecutive threads touch consecutive elements. Ops without a parallel
-    loop are left for the host.
+    consecutive threads touch consecutive elements. Before each kernel it
+    calls `tdsl_cuda_set_work` with the work the compiler counts, which the
+    runtime credits to the next launch (GFLOP/s and GB/s in the profile).
+    Ops without a parallel loop are left for the host.
 
     ```mlir
     // after

@@ -1,4 +1,5 @@
 //===- TimeKernels.cpp - runtime timing of each kernel, with its work ------===//
+#include "compiler/Codegen/LoweringUtils.h"
 #include "compiler/Codegen/Passes.h"
 #include "compiler/Codegen/RuntimeCalls.h"
 
@@ -58,6 +59,36 @@ Value numElements(OpBuilder &b, Location loc, Value v) {
   return n;
 }
 
+} // namespace
+
+std::pair<Value, Value> tdsl::buildKernelWork(OpBuilder &b, Location loc,
+                                              linalg::LinalgOp op) {
+  // Work = iterations x ops per iteration; iterations from the loop ranges,
+  // read off the operands' shapes.
+  SmallVector<Range> ranges = op.createLoopRanges(b, loc);
+  Value iters = arith::ConstantOp::create(b, loc, b.getF64FloatAttr(1.0));
+  for (Range &r : ranges)
+    iters = arith::MulFOp::create(
+        b, loc, iters, f64(b, loc, getValueOrCreateConstantIndexOp(b, loc, r.size)));
+  Value flops = arith::MulFOp::create(
+      b, loc, iters,
+      arith::ConstantOp::create(b, loc, b.getF64FloatAttr(opsPerIteration(op))));
+  Value bytes = arith::ConstantOp::create(b, loc, b.getF64FloatAttr(0.0));
+  for (OpOperand &operand : op->getOpOperands()) {
+    auto st = dyn_cast<ShapedType>(operand.get().getType());
+    if (!st || !st.getElementType().isIntOrFloat())
+      continue;
+    Value elems = numElements(b, loc, operand.get());
+    Value size = arith::ConstantOp::create(
+        b, loc, b.getF64FloatAttr((st.getElementTypeBitWidth() + 7) / 8));
+    bytes = arith::AddFOp::create(b, loc, bytes,
+                                  arith::MulFOp::create(b, loc, elems, size));
+  }
+  return {flops, bytes};
+}
+
+namespace {
+
 struct TimeKernelsPass : ::tdsl::impl::TimeKernelsBase<TimeKernelsPass> {
   // A module pass: it adds runtime declarations and strings to the module,
   // which functions processed in parallel would race on.
@@ -99,32 +130,12 @@ struct TimeKernelsPass : ::tdsl::impl::TimeKernelsBase<TimeKernelsPass> {
                          {rt.getString(b, loc, name), rt.getWhere(b, loc)})[0];
       Value t0 = rt.call(b, loc, "tdsl_kernel_begin", i64, {id})[0];
       b.setInsertionPointAfter(op);
-      Value flops = arith::ConstantOp::create(b, loc, b.getF64FloatAttr(0.0));
-      Value bytes = flops;
+      Value flops, bytes;
       if (auto lop = dyn_cast<linalg::LinalgOp>(op)) {
-        // Work = iterations x ops per iteration; iterations from the loop
-        // ranges, read off the operands' shapes.
-        SmallVector<Range> ranges = lop.createLoopRanges(b, loc);
-        Value iters = arith::ConstantOp::create(b, loc, b.getF64FloatAttr(1.0));
-        for (Range &r : ranges)
-          iters = arith::MulFOp::create(
-              b, loc, iters,
-              f64(b, loc, getValueOrCreateConstantIndexOp(b, loc, r.size)));
-        flops = arith::MulFOp::create(
-            b, loc, iters,
-            arith::ConstantOp::create(b, loc,
-                                      b.getF64FloatAttr(opsPerIteration(lop))));
-        for (OpOperand &operand : lop->getOpOperands()) {
-          auto st = dyn_cast<ShapedType>(operand.get().getType());
-          if (!st || !st.getElementType().isIntOrFloat())
-            continue;
-          Value elems = numElements(b, loc, operand.get());
-          Value size = arith::ConstantOp::create(
-              b, loc,
-              b.getF64FloatAttr((st.getElementTypeBitWidth() + 7) / 8));
-          bytes = arith::AddFOp::create(b, loc, bytes,
-                                        arith::MulFOp::create(b, loc, elems, size));
-        }
+        std::tie(flops, bytes) = ::tdsl::buildKernelWork(b, loc, lop);
+      } else {
+        flops = arith::ConstantOp::create(b, loc, b.getF64FloatAttr(0.0));
+        bytes = flops;
       }
       rt.call(b, loc, "tdsl_kernel_end", {}, {id, t0, flops, bytes});
     }

@@ -92,7 +92,7 @@ void buildCPUPipeline(OpPassManager &pm, const CPUPipelineOptions &options,
 void buildCUDAPipeline(OpPassManager &pm, const CUDAPipelineOptions &options,
                        CUDAStage stopAfter) {
   buildTDSLToLinalgPipeline(pm);
-  pm.addNestedPass<func::FuncOp>(createGPUTile());
+  pm.addPass(createGPUTile());
   addUpstream(pm, "canonicalize,cse");
   if (stopAfter == CUDAStage::Tiled)
     return;

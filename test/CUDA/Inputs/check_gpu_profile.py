@@ -5,7 +5,8 @@ usage: check_gpu_profile.py FILE.json
 
 Exactly the four kernels of the example, each at its DSL line, kind
 "kernel", 1 call, total_ms 1.5 and mean_us 1500; no memcpy rows (buffers
-are managed, nothing is copied).
+are managed, nothing is copied). The matmuls carry the work the compiler
+counts (tdsl_cuda_set_work): 2 * 256^3 flops.
 """
 import json
 import sys
@@ -22,4 +23,7 @@ for key, k in rows.items():
     assert k["calls"] == 1, k
     assert abs(k["total_ms"] - 1.5) < 1e-9, k
     assert abs(k["mean_us"] - 1500.0) < 1e-6, k
+for key in [("matmul_index_gen", "matmul.tdsl:12:3"), ("tdsl_main_matmul", "matmul.tdsl:26:43")]:
+    assert rows[key]["flops"] == 2 * 256 ** 3, rows[key]
+    assert rows[key]["bytes"] > 0, rows[key]
 print("GPU profile JSON ok: %d kernels" % len(rows))
