@@ -11,8 +11,9 @@ class DialectRegistry;
 namespace affine { class AffineDialect; }
 namespace arith { class ArithDialect; }
 namespace bufferization { class BufferizationDialect; }
+namespace cf { class ControlFlowDialect; }
 namespace func { class FuncDialect; }
-namespace gpu { class GPUDialect; }
+namespace gpu { class GPUDialect; class GPUModuleOp; }
 namespace linalg { class LinalgDialect; }
 namespace LLVM { class LLVMDialect; }
 namespace math { class MathDialect; }

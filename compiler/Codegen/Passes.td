@@ -334,4 +334,54 @@ def GPUDeviceChecks : Pass<"tdsl-gpu-device-checks", "mlir::ModuleOp"> {
   let dependentDialects = ["mlir::LLVM::LLVMDialect", "mlir::scf::SCFDialect"];
 }
 
+def GPUReduce : Pass<"tdsl-gpu-reduce", "mlir::ModuleOp"> {
+  let summary = "Whole-tensor reductions as a GPU tree reduction plus a second pass";
+  let description = [{
+    A bufferized `linalg.generic` whose loops are all reductions (a scalar
+    result: `sum(x)`, `max(i) a[i]`) becomes a `gpu.launch` of
+    `blocks` x `threads`: each thread reduces a grid-strided share of the
+    elements serially, `gpu.all_reduce` combines the threads of a block as a
+    tree (shuffles and shared memory), and thread 0 writes the block's
+    partial result; the host then combines the `blocks` partials, in order,
+    into the output. Reductions with another combiner than add, mul, max or
+    min stay on the host.
+
+    ```mlir
+    // before
+    linalg.generic {iterator_types = ["reduction"]} ins(%x : memref<?xf32>) outs(%s : memref<f32>)
+    // after
+    gpu.launch blocks(...) in (256, 1, 1) threads(...) in (256, 1, 1) {
+      %acc = scf.for %i = %gid to %n step %stride ... // serial share
+      %r = gpu.all_reduce add %acc uniform {} : (f32) -> f32
+      scf.if %first_thread { memref.store %r, %partials[%bid] }
+    }
+    scf.for %b = 0 to 256 { ... combine partials into %s ... }
+    ```
+  }];
+  let options = [
+    Option<"blocks", "blocks", "int64_t", /*default=*/"256", "Blocks of the launch">,
+    Option<"threads", "threads", "int64_t", /*default=*/"256", "Threads per block">,
+  ];
+  let dependentDialects = ["mlir::gpu::GPUDialect", "mlir::scf::SCFDialect",
+                           "mlir::memref::MemRefDialect", "mlir::arith::ArithDialect"];
+}
+
+def GPULowerAllReduce : Pass<"tdsl-gpu-lower-all-reduce", "mlir::gpu::GPUModuleOp"> {
+  let summary = "Lower gpu.all_reduce in kernels to shuffles and shared memory";
+  let description = [{
+    Applies MLIR's `gpu.all_reduce` rewrite inside outlined kernels: a warp
+    reduces with shuffles, warps exchange through workgroup memory, and a
+    barrier separates the steps (the tree of tdsl-gpu-reduce).
+
+    ```mlir
+    // before
+    %r = gpu.all_reduce add %v uniform {} : (f32) -> f32
+    // after
+    ... gpu.shuffle xor ..., gpu.barrier, memref.load %workgroup[...] ...
+    ```
+  }];
+  let dependentDialects = ["mlir::gpu::GPUDialect", "mlir::memref::MemRefDialect",
+                           "mlir::arith::ArithDialect", "mlir::cf::ControlFlowDialect"];
+}
+
 #endif // TDSL_CODEGEN_PASSES_TD

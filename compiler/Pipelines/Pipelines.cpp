@@ -8,6 +8,7 @@
 #include "compiler/Codegen/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/InitAllPasses.h"
 #include "mlir/Pass/PassRegistry.h"
 
@@ -100,7 +101,9 @@ void buildCUDAPipeline(OpPassManager &pm, const CUDAPipelineOptions &options,
                   "function-boundary-type-conversion=identity-layout-map "
                   "allow-return-allocs-from-loops},"
                   "canonicalize,buffer-deallocation-pipeline,canonicalize,"
-                  "func.func(promote-buffers-to-stack),convert-linalg-to-loops");
+                  "func.func(promote-buffers-to-stack)");
+  pm.addPass(createGPUReduce());
+  addUpstream(pm, "convert-linalg-to-loops");
   pm.addPass(createGPUHostMemory());
   pm.addPass(createGPUDeviceChecks());
   // Tiles to blocks, elements to threads: the nests of scf.parallel loops
@@ -113,9 +116,11 @@ void buildCUDAPipeline(OpPassManager &pm, const CUDAPipelineOptions &options,
     return;
   std::string attach = "nvvm-attach-target{chip=" + options.chip +
                        " features=" + options.features + "}";
-  addUpstream(pm, "expand-strided-metadata,lower-affine," + attach +
-                      ",gpu.module(convert-scf-to-cf,convert-gpu-to-nvvm,"
-                      "canonicalize,reconcile-unrealized-casts)");
+  addUpstream(pm, "expand-strided-metadata,lower-affine," + attach);
+  OpPassManager &kernels = pm.nest<gpu::GPUModuleOp>();
+  kernels.addPass(createGPULowerAllReduce());
+  addUpstream(kernels, "convert-scf-to-cf,convert-gpu-to-nvvm,canonicalize,"
+                       "reconcile-unrealized-casts");
   if (stopAfter == CUDAStage::NVVM)
     return;
   std::string toBinary = "gpu-module-to-binary{format=isa";
