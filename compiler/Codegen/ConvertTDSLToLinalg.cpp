@@ -466,11 +466,13 @@ struct ArangeLowering : OpConversionPattern<t::ArangeOp> {
     SmallVector<Value> dyn;
     if (adaptor.getSize())
       dyn.push_back(adaptor.getSize());
-    rw.replaceOp(op, buildIndexedGeneric(
-                         rw, op.getLoc(), type, dyn,
-                         [&](OpBuilder &b, Location l, Value lin) {
-                           return convertScalar(b, l, lin, b.getIndexType(), orig);
-                         }));
+    Value r = buildIndexedGeneric(rw, op.getLoc(), type, dyn,
+                                  [&](OpBuilder &b, Location l, Value lin) {
+                                    return convertScalar(b, l, lin,
+                                                         b.getIndexType(), orig);
+                                  });
+    r.getDefiningOp()->setLoc(::tdsl::kernelLoc(op, "arange"));
+    rw.replaceOp(op, r);
     return success();
   }
 };

@@ -3,10 +3,13 @@ driver (tdsl_fake_cuda times every launch as 1.5 ms and runs nothing).
 
 usage: check_gpu_profile.py FILE.json
 
-Exactly the four kernels of the example, each at its DSL line, kind
+Exactly the six kernels of the example, each at its DSL line, kind
 "kernel", 1 call, total_ms 1.5 and mean_us 1500; no memcpy rows (buffers
-are managed, nothing is copied). The matmuls carry the work the compiler
-counts (tdsl_cuda_set_work): 2 * 256^3 flops.
+are managed, nothing is copied): the two parallel fors, the two matmuls and
+the two whole-tensor reductions sum(C) and max(abs(C - A @ B)), which
+tdsl-gpu-reduce runs on the GPU (tdsl_main_index_gen, tdsl_main_index_gen_1).
+The matmuls carry the work the compiler counts (tdsl_cuda_set_work):
+2 * 256^3 flops. (The reduction kernels are not given a work count.)
 """
 import json
 import sys
@@ -16,7 +19,9 @@ with open(sys.argv[1]) as f:
 assert isinstance(prof.get("run_ms"), (int, float)) and prof["run_ms"] > 0, prof.get("run_ms")
 rows = {(k["name"], k["where"]): k for k in prof["kernels"]}
 expected = {("tdsl_main_parallel_for", "matmul.tdsl:17:7"), ("tdsl_main_parallel_for_1", "matmul.tdsl:20:7"),
-            ("matmul_index_gen", "matmul.tdsl:12:3"), ("tdsl_main_matmul", "matmul.tdsl:26:43")}
+            ("matmul_index_gen", "matmul.tdsl:12:3"), ("tdsl_main_index_gen", "matmul.tdsl:24:29"),
+            ("tdsl_main_matmul", "matmul.tdsl:26:43"), ("tdsl_main_index_gen_1", "matmul.tdsl:26:29")}
+assert len(prof["kernels"]) == len(expected), "%d rows, expected %d" % (len(prof["kernels"]), len(expected))
 assert set(rows) == expected, "rows %r, expected %r" % (sorted(rows), sorted(expected))
 for key, k in rows.items():
     assert k["kind"] == "kernel", k
