@@ -689,7 +689,6 @@ struct ConvertTDSLToLinalgPass
     ModuleOp module = getOperation();
     if (failed(::tdsl::lowerStructuredOps(module)))
       return signalPassFailure();
-    if (getenv("TDSL_DEBUG_PHASE1")) return;
 
     MLIRContext *ctx = &getContext();
     SignlessTypeConverter converter;
