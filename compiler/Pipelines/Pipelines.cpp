@@ -93,7 +93,12 @@ void buildCPUPipeline(OpPassManager &pm, const CPUPipelineOptions &options,
 void buildCUDAPipeline(OpPassManager &pm, const CUDAPipelineOptions &options,
                        CUDAStage stopAfter) {
   buildTDSLToLinalgPipeline(pm);
-  pm.addPass(createGPUTile());
+  GPUTileOptions tiling;
+  if (options.blockSize > 0)
+    tiling.blockSize = options.blockSize;
+  if (options.tile > 0)
+    tiling.tile = options.tile;
+  pm.addPass(createGPUTile(tiling));
   addUpstream(pm, "canonicalize,cse");
   if (stopAfter == CUDAStage::Tiled)
     return;

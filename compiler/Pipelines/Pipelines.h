@@ -47,6 +47,10 @@ struct CUDAPipelineOptions {
   std::string features = "+ptx80";
   /// Where libdevice is found for math functions ("" if none).
   std::string toolkitPath;
+  /// Threads per block of element-wise kernels, and rows/columns of outputs
+  /// per block of contractions (0: the compiler's choice).
+  int64_t blockSize = 0;
+  int64_t tile = 0;
 };
 
 /// The points where `tdslc --target=cuda --emit=` can stop.

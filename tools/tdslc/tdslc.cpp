@@ -72,6 +72,16 @@ static cl::opt<bool> compare(
     cl::desc("With run: run on the CPU and with CUDA, check that the outputs "
              "agree, and compare the kernels' times"),
     cl::cat(tdslCategory));
+static cl::opt<int64_t> gpuBlockSize(
+    "gpu-block-size",
+    cl::desc("With --target=cuda: threads per block of element-wise kernels "
+             "(default 256)"),
+    cl::init(0), cl::cat(tdslCategory));
+static cl::opt<int64_t> gpuTile(
+    "gpu-tile",
+    cl::desc("With --target=cuda: outputs per block side of contractions "
+             "(default 16, so 16x16 threads)"),
+    cl::init(0), cl::cat(tdslCategory));
 static cl::opt<std::string> gpuArch(
     "gpu-arch", cl::desc("With --target=cuda: sm_90 (default) or sm_80"),
     cl::init("sm_90"), cl::cat(tdslCategory));
@@ -339,8 +349,16 @@ int main(int argc, char **argv) {
     error() << "unsupported --gpu-arch '" << gpuArch << "' (sm_90 or sm_80)\n";
     return 1;
   }
-  if (!cuda && gpuArch.getNumOccurrences()) {
-    error() << "--gpu-arch needs --target=cuda\n";
+  if (!cuda && (gpuArch.getNumOccurrences() || gpuBlockSize.getNumOccurrences() ||
+                gpuTile.getNumOccurrences())) {
+    error() << "--gpu-arch, --gpu-block-size and --gpu-tile need --target=cuda\n";
+    return 1;
+  }
+  // A block has at most 1024 threads (tile x tile for contractions).
+  if (cuda && (gpuBlockSize < 0 || gpuBlockSize > 1024 || gpuTile < 0 ||
+               gpuTile * gpuTile > 1024)) {
+    error() << "--gpu-block-size must be 1..1024 and --gpu-tile 1..32 "
+               "(a block has at most 1024 threads)\n";
     return 1;
   }
   if (!cuda && (emit == Emit::GPU || emit == Emit::NVVM || emit == Emit::PTX)) {
@@ -444,6 +462,8 @@ int main(int argc, char **argv) {
     CUDAPipelineOptions cudaOptions;
     cudaOptions.chip = gpuArch;
     cudaOptions.toolkitPath = getCUDAToolkitPath();
+    cudaOptions.blockSize = gpuBlockSize;
+    cudaOptions.tile = gpuTile;
     CUDAStage stage = CUDAStage::LLVMDialect;
     if (emit == Emit::Linalg || emit == Emit::Tiled)
       stage = CUDAStage::Tiled;
