@@ -536,11 +536,16 @@ Value sizesPointer(OpBuilder &b, Location loc, Value shaped, unsigned rank) {
   return dataPointer(b, loc, sizes);
 }
 
-/// The buffer of a tensor, with the identity layout the runtime expects.
+/// A buffer holding a tensor's value, with the identity layout the runtime
+/// expects. It is a copy (bufferization.alloc_tensor ... copy): one-shot
+/// bufferization does not treat a to_buffer as a read of its tensor, so the
+/// tensor's own buffer could be overwritten in place before the runtime
+/// reads it; the copy is a read it sees.
 Value tensorBuffer(OpBuilder &b, Location loc, Value tensor) {
   auto tt = cast<RankedTensorType>(tensor.getType());
+  Value copy = bufferization::AllocTensorOp::create(b, loc, tt, ValueRange{}, tensor);
   auto mt = MemRefType::get(tt.getShape(), tt.getElementType());
-  return bufferization::ToBufferOp::create(b, loc, mt, tensor, /*readOnly=*/true);
+  return bufferization::ToBufferOp::create(b, loc, mt, copy, /*readOnly=*/true);
 }
 
 Value i32Const(OpBuilder &b, Location loc, int64_t v) {

@@ -384,4 +384,28 @@ def GPULowerAllReduce : Pass<"tdsl-gpu-lower-all-reduce", "mlir::gpu::GPUModuleO
                            "mlir::arith::ArithDialect", "mlir::cf::ControlFlowDialect"];
 }
 
+def LowerNestedLinalg : Pass<"tdsl-lower-nested-linalg", "mlir::ModuleOp"> {
+  let summary = "Rewrite linalg.generic ops nested in another's body as loops";
+  let description = [{
+    A `linalg.generic` inside the body of another (an `arange` or a map-form
+    `parallel for` in a loop body, or a function with one inlined there)
+    reads its loop indices with `linalg.index`, exactly like the outer op;
+    CSE would merge the two and the inner op would read the outer loop. This
+    pass, run before any CSE, rewrites every nested generic on tensors as an
+    `scf.for` nest that extracts its inputs, runs the body, and inserts (or
+    accumulates) into its output.
+
+    ```mlir
+    // before (inside an outer linalg.generic body)
+    %a = linalg.generic {iterator_types = ["parallel"]} outs(%e : tensor<4xf32>) {
+      %i = linalg.index 0 : index ... }
+    // after
+    %a = scf.for %i = %c0 to %c4 step %c1 iter_args(%t = %e) -> tensor<4xf32> {
+      ... %u = tensor.insert %v into %t[%i] ... }
+    ```
+  }];
+  let dependentDialects = ["mlir::scf::SCFDialect", "mlir::tensor::TensorDialect",
+                           "mlir::arith::ArithDialect"];
+}
+
 #endif // TDSL_CODEGEN_PASSES_TD

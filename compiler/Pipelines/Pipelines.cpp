@@ -29,8 +29,10 @@ static void addUpstream(OpPassManager &pm, llvm::StringRef pipeline) {
 
 void buildTDSLToLinalgPipeline(OpPassManager &pm) {
   pm.addPass(createConvertTDSLToLinalg());
-  // Inlining first lets the callers' static shapes reach every op.
+  // Inlining first lets the callers' static shapes reach every op; nested
+  // generics become loops before any CSE could merge their linalg.index ops.
   addUpstream(pm, "inline{default-pipeline=},symbol-dce");
+  pm.addPass(createLowerNestedLinalg());
   pm.addPass(createCheckStaticShapes());
   addUpstream(pm, "canonicalize,cse");
   pm.addNestedPass<func::FuncOp>(createFuseElementwise());
