@@ -216,7 +216,13 @@ Value buildScalarOp(OpBuilder &b, Location loc, Operation *op, ValueRange args,
   if (isa<t::AbsOp>(op)) {
     if (isFloat)
       return math::AbsFOp::create(b, loc, x);
-    return isUnsigned ? x : (Value)math::AbsIOp::create(b, loc, x);
+    if (isUnsigned)
+      return x;
+    // x < 0 ? 0 - x : x (math.absi has no lowering to libm or LLVM here).
+    Value zero = arith::ConstantOp::create(b, loc, b.getIntegerAttr(x.getType(), 0));
+    Value neg = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, x, zero);
+    return arith::SelectOp::create(b, loc, neg,
+                                   arith::SubIOp::create(b, loc, zero, x), x);
   }
   if (isa<t::ExpOp>(op)) return math::ExpOp::create(b, loc, x);
   if (isa<t::LogOp>(op)) return math::LogOp::create(b, loc, x);

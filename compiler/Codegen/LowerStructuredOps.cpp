@@ -9,6 +9,7 @@
 #include "dialects/TDSL/IR/TDSLOps.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
@@ -83,6 +84,37 @@ static std::optional<::tdsl::Combine> combineOf(t::CombinerKind kind) {
   return std::nullopt;
 }
 
+/// A run-time check (turned into a located error by convert-tdsl-to-linalg)
+/// that the inputs of an index_gen agree on the extent of each loop their
+/// maps read directly; Sema proves static extents equal, not run-time ones.
+static void checkLoopExtents(OpBuilder &b, Location loc, t::IndexGenOp op) {
+  auto maps = op.getIndexingMapsArray();
+  unsigned numLoops = op.getNumLoops();
+  for (unsigned d = 0; d < numLoops; ++d) {
+    Value first;
+    for (auto [input, map] : llvm::zip(op.getInputs(), maps)) {
+      auto tt = dyn_cast<RankedTensorType>(input.getType());
+      if (!tt)
+        continue;
+      for (unsigned r = 0; r < map.getNumResults(); ++r) {
+        if (map.getResult(r) != b.getAffineDimExpr(d))
+          continue;
+        Value size = tensor::DimOp::create(b, loc, input, r);
+        if (!first) {
+          first = size;
+          continue;
+        }
+        Value same = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                           first, size);
+        cf::AssertOp::create(b, loc, same,
+                             "an index variable ranges over tensors of "
+                             "different extents (dimension " +
+                                 std::to_string(r) + " of an operand)");
+      }
+    }
+  }
+}
+
 /// The extent of loop `dim` of an index_gen: the size of the first input
 /// dimension its maps read with exactly that loop.
 static Value loopExtent(OpBuilder &b, Location loc, t::IndexGenOp op,
@@ -102,6 +134,7 @@ static Value loopExtent(OpBuilder &b, Location loc, t::IndexGenOp op,
 static LogicalResult lowerIndexGen(IRRewriter &rw, t::IndexGenOp op) {
   Location loc = op.getLoc();
   rw.setInsertionPoint(op);
+  checkLoopExtents(rw, loc, op);
   Type resultType = op.getType();
   auto resultTensor = dyn_cast<RankedTensorType>(resultType);
   Type elemType = resultTensor ? resultTensor.getElementType() : resultType;
@@ -174,6 +207,7 @@ static LogicalResult lowerIndexGen(IRRewriter &rw, t::IndexGenOp op) {
 static LogicalResult lowerIndexGenToLoops(IRRewriter &rw, t::IndexGenOp op) {
   Location loc = op.getLoc();
   rw.setInsertionPoint(op);
+  checkLoopExtents(rw, loc, op);
   Type resultType = op.getType();
   auto resultTensor = dyn_cast<RankedTensorType>(resultType);
   Type elemType = resultTensor ? resultTensor.getElementType() : resultType;
@@ -264,6 +298,9 @@ static LogicalResult lowerParallelMap(IRRewriter &rw, t::ParallelForOp op) {
   for (unsigned d = 0; d < n; ++d) {
     Value ext = arith::SubIOp::create(rw, loc, op.getUpperBounds()[d],
                                       op.getLowerBounds()[d]);
+    // A reversed range is empty (as in the reducing form), never negative.
+    ext = arith::MaxSIOp::create(rw, loc, ext,
+                                 arith::ConstantIndexOp::create(rw, loc, 0));
     extents.push_back(ext);
     if (outType.isDynamicDim(d))
       dynSizes.push_back(ext);
@@ -387,6 +424,13 @@ static LogicalResult lowerMatmul(IRRewriter &rw, t::MatmulOp op) {
   Value a = op.getLhs(), b = op.getRhs();
   unsigned ra = cast<RankedTensorType>(a.getType()).getRank();
   unsigned rb = cast<RankedTensorType>(b.getType()).getRank();
+  {
+    Value ka = tensor::DimOp::create(rw, loc, a, ra - 1);
+    Value kb = tensor::DimOp::create(rw, loc, b, 0);
+    Value same = arith::CmpIOp::create(rw, loc, arith::CmpIPredicate::eq, ka, kb);
+    cf::AssertOp::create(rw, loc, same,
+                         "the inner dimensions of '@' differ");
+  }
   SmallVector<Value> dynSizes;
   if (ra == 2 && outType.isDynamicDim(0))
     dynSizes.push_back(tensor::DimOp::create(rw, loc, a, 0));

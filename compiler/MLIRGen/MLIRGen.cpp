@@ -188,8 +188,24 @@ mlir::Value Generator::castTo(mlir::Value v, mlir::Type to, mlir::Location l) {
     return v;
   auto fromT = mlir::dyn_cast<mlir::RankedTensorType>(v.getType());
   auto toT = mlir::dyn_cast<mlir::RankedTensorType>(to);
-  if (fromT && toT && fromT.getElementType() == toT.getElementType())
+  if (fromT && toT && fromT.getElementType() == toT.getElementType()) {
+    // A run-time extent meeting a static one in a type (a parameter, a
+    // result, an annotation) is checked, not assumed.
+    for (int64_t d = 0; d < fromT.getRank(); ++d) {
+      if (!fromT.isDynamicDim(d) || toT.isDynamicDim(d))
+        continue;
+      mlir::Value size = mlir::tensor::DimOp::create(builder, l, v, d);
+      mlir::Value want =
+          mlir::arith::ConstantIndexOp::create(builder, l, toT.getDimSize(d));
+      mlir::Value same = mlir::arith::CmpIOp::create(
+          builder, l, mlir::arith::CmpIPredicate::eq, size, want);
+      mlir::cf::AssertOp::create(
+          builder, l, same,
+          "dimension " + std::to_string(d) + " of this tensor is not " +
+              std::to_string(toT.getDimSize(d)) + " as its type requires");
+    }
     return mlir::tensor::CastOp::create(builder, l, to, v);
+  }
   return t::CastOp::create(builder, l, to, v);
 }
 
@@ -264,6 +280,10 @@ bool Generator::genStmt(Stmt &s, Env &env) {
     mlir::Value v = gen(*let.value, env);
     if (!v)
       return false;
+    if (let.hasAnnotation)
+      v = castTo(v, toMLIR(let.value->type.isTensor ? let.annotation.type
+                                                    : let.value->type),
+                 loc(let.loc));
     env[let.name] = v;
     return true;
   }
@@ -513,7 +533,7 @@ mlir::Value Generator::genSubscript(IndexExpr &e, Env &env) {
     mlir::Value index = toIndex(v, loc(i->loc));
     // A subscript is checked against the extent at run time (a negative one
     // is a huge unsigned value): reading outside a tensor is never silent.
-    if (!llvm::isa<IntLitExpr>(i.get())) {
+    if (!llvm::isa<IntLitExpr>(i.get()) || tensorType.isDynamicDim(d)) {
       mlir::Location il = loc(i->loc);
       mlir::Value extent =
           tensorType.isDynamicDim(d)
@@ -620,8 +640,16 @@ llvm::SmallVector<mlir::Value>
 Generator::dynamicSizes(const Type &spec, Env &env, mlir::Location l) {
   llvm::SmallVector<mlir::Value> sizes;
   for (const Dim &d : spec.shape)
-    if (!d.isStatic())
-      sizes.push_back(toIndex(env.lookup(d.symbol), l));
+    if (!d.isStatic()) {
+      mlir::Value n = env.lookup(d.symbol);
+      mlir::Value zero = mlir::arith::ConstantOp::create(
+          builder, l, builder.getIntegerAttr(n.getType(), 0));
+      mlir::Value ok = mlir::arith::CmpIOp::create(
+          builder, l, mlir::arith::CmpIPredicate::sge, n, zero);
+      mlir::cf::AssertOp::create(builder, l, ok,
+                                 "the size '" + d.symbol + "' is negative");
+      sizes.push_back(toIndex(n, l));
+    }
   return sizes;
 }
 

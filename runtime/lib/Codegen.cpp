@@ -39,8 +39,9 @@ struct Descriptor {
 };
 
 /// Files read by tdsl_npy_shape, kept until tdsl_npy_read copies them out.
-std::mutex pendingMutex;
-std::map<std::string, std::pair<std::vector<int64_t>, void *>> pending;
+/// Per thread: generated code calls the two back to back on one thread, and
+/// loads in a parallel loop body must not see each other's entries.
+thread_local std::map<std::string, std::pair<std::vector<int64_t>, void *>> pending;
 
 } // namespace
 
@@ -99,7 +100,6 @@ TDSL_RUNTIME_EXPORT void tdsl_npy_shape(const char *path, int32_t dtype,
       tdsl_free(data);
       tdsl_fatal(where, msg.c_str());
     }
-  std::lock_guard<std::mutex> lock(pendingMutex);
   auto &slot = pending[path];
   if (slot.second)
     tdsl_free(slot.second);
@@ -111,7 +111,6 @@ TDSL_RUNTIME_EXPORT void tdsl_npy_read(const char *path, int32_t dtype,
                                        void *out, const char *where) {
   std::pair<std::vector<int64_t>, void *> entry;
   {
-    std::lock_guard<std::mutex> lock(pendingMutex);
     auto it = pending.find(path);
     if (it == pending.end())
       tdsl_fatal(where, "internal error: .npy file read before its shape");

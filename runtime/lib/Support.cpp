@@ -5,16 +5,24 @@
 #include <cstdarg>
 #include <cstdio>
 #include <cstdlib>
+#include <mutex>
+#include <unistd.h>
 
 using namespace tdsl::rt;
 
 void tdsl::rt::fatal(const char *where, const std::string &message) {
+  // The first error wins: a parallel loop may fail on several threads at
+  // once, and exit() from a worker thread would race the others and run
+  // exit handlers that wait for those very threads. So: one message, then
+  // _exit.
+  static std::mutex once;
+  once.lock();
   // Flush the program's own output first so the error lands after it.
   std::fflush(stdout);
   std::fprintf(stderr, "%s: error: %s\n", where ? where : "tdsl",
                message.c_str());
   std::fflush(stderr);
-  std::exit(1);
+  _exit(1);
 }
 
 std::string tdsl::rt::format(const char *fmt, ...) {

@@ -63,7 +63,10 @@ func.func @scalar_f32(%a: f32, %b: f32) -> f32 {
 // CHECK: %[[MIN:.*]] = arith.minsi %[[MAX]], %[[B]] : i64
 // CHECK: %[[ZERO:.*]] = arith.constant 0 : i64
 // CHECK: %[[NEG:.*]] = arith.subi %[[ZERO]], %[[MIN]] : i64
-// CHECK: %[[ABS:.*]] = math.absi %[[NEG]] : i64
+// abs of an integer: x < 0 ? 0 - x : x
+// CHECK: %[[ISNEG:.*]] = arith.cmpi slt, %[[NEG]], %{{.*}} : i64
+// CHECK: %[[NEGNEG:.*]] = arith.subi %{{.*}}, %[[NEG]] : i64
+// CHECK: %[[ABS:.*]] = arith.select %[[ISNEG]], %[[NEGNEG]], %[[NEG]] : i64
 // CHECK: %[[AND:.*]] = arith.andi %[[ABS]], %[[B]] : i64
 // CHECK: %[[OR:.*]] = arith.ori %[[AND]], %[[B]] : i64
 // CHECK: return %[[OR]] : i64
@@ -342,9 +345,16 @@ func.func @ui64_calls(%a: ui64, %c: i1) -> ui64 {
 
 // -----
 
-// tdsl.matmul: zero-filled accumulator, then the named op for the ranks.
+// tdsl.matmul: a run-time check of the inner dimensions, a zero-filled
+// accumulator, then the named op for the ranks.
 // CHECK-LABEL: func.func @matmuls(
 // CHECK-SAME: %[[A:[^:]*]]: tensor<?x?xf32>, %[[M:[^:]*]]: tensor<4x3xf32>, %[[V:[^:]*]]: tensor<3xf32>, %[[W:[^:]*]]: tensor<4xf32>
+// CHECK: %[[KA:.*]] = tensor.dim %[[A]], %{{.*}} : tensor<?x?xf32>
+// CHECK: %[[KB:.*]] = tensor.dim %[[A]], %{{.*}} : tensor<?x?xf32>
+// CHECK: %[[KOK:.*]] = arith.cmpi eq, %[[KA]], %[[KB]] : index
+// CHECK: scf.if %{{.*}} {
+// CHECK: call @tdsl_fatal
+// CHECK: } {tdsl.check = "the inner dimensions of '@' differ"}
 // CHECK: %[[D0:.*]] = tensor.dim %[[A]], %{{.*}} : tensor<?x?xf32>
 // CHECK: %[[D1:.*]] = tensor.dim %[[A]], %{{.*}} : tensor<?x?xf32>
 // CHECK: %[[E:.*]] = tensor.empty(%[[D0]], %[[D1]]) : tensor<?x?xf32>
@@ -380,6 +390,10 @@ func.func @matmuls(%a: tensor<?x?xf32>, %m: tensor<4x3xf32>, %v: tensor<3xf32>,
 
 // CHECK-LABEL: func.func @index_gen_sum(
 // CHECK-SAME: %[[A:.*]]: tensor<?x?xf32>, %[[B:.*]]: tensor<?x?xf32>
+// k indexes both A and B: their extents are compared at run time.
+// CHECK: scf.if %{{.*}} {
+// CHECK: call @tdsl_fatal
+// CHECK: } {tdsl.check = "an index variable ranges over tensors of different extents (dimension 0 of an operand)"}
 // CHECK: %[[M:.*]] = tensor.dim %[[A]], %{{.*}} : tensor<?x?xf32>
 // CHECK: %[[N:.*]] = tensor.dim %[[B]], %{{.*}} : tensor<?x?xf32>
 // CHECK: %[[E:.*]] = tensor.empty(%[[M]], %[[N]]) : tensor<?x?xf32>
@@ -464,8 +478,7 @@ func.func @index_gen_min(%x: tensor<8x4xi64>, %u: tensor<8xui64>) -> (tensor<8xi
 // No combiner: no fill; tdsl.index becomes linalg.index.
 // CHECK-LABEL: func.func @index_gen_none(
 // CHECK-SAME: %[[X:.*]]: tensor<?x2xf32>
-// CHECK: %[[N:.*]] = tensor.dim %[[X]], %{{.*}} : tensor<?x2xf32>
-// CHECK: %[[E:.*]] = tensor.empty(%[[N]]) : tensor<2x?xf32>
+// CHECK: %[[E:.*]] = tensor.empty(%{{.*}}) : tensor<2x?xf32>
 // CHECK-NOT: linalg.fill
 // CHECK: linalg.generic {indexing_maps = [#[[ID2]], #[[TRANS]]], iterator_types = ["parallel", "parallel"]}
 // CHECK-SAME: ins(%[[X]] : tensor<?x2xf32>) outs(%[[E]] : tensor<2x?xf32>)
@@ -498,9 +511,11 @@ func.func @index_gen_none(%x: tensor<?x2xf32>) -> (tensor<2x?xf32>, tensor<4xind
 // CHECK-DAG: #[[ID2:.*]] = affine_map<(d0, d1) -> (d0, d1)>
 // CHECK-LABEL: func.func @parallel_map(
 // CHECK-SAME: %[[LO:.*]]: index, %[[H:.*]]: index, %[[W:.*]]: index, %[[X:.*]]: f32
-// CHECK: %[[C0:.*]] = arith.constant 0 : index
-// CHECK: %[[E0:.*]] = arith.subi %[[H]], %[[LO]] : index
-// CHECK: %[[E1:.*]] = arith.subi %[[W]], %[[C0]] : index
+// Extents are hi - lo, clamped at 0 (a reversed range is empty).
+// CHECK: %[[S0:.*]] = arith.subi %[[H]], %[[LO]] : index
+// CHECK: %[[E0:.*]] = arith.maxsi %[[S0]], %{{.*}} : index
+// CHECK: %[[S1:.*]] = arith.subi %[[W]], %{{.*}} : index
+// CHECK: %[[E1:.*]] = arith.maxsi %[[S1]], %{{.*}} : index
 // CHECK: %[[E:.*]] = tensor.empty(%[[E0]], %[[E1]]) : tensor<?x?xf32>
 // CHECK: linalg.generic {indexing_maps = [#[[ID2]]], iterator_types = ["parallel", "parallel"]} outs(%[[E]] : tensor<?x?xf32>)
 // CHECK: %[[I0:.*]] = linalg.index 0 : index
@@ -595,6 +610,8 @@ func.func @parallel_reduce_max_2d(%n: index, %m: index, %x: f32) -> f32 {
 // CHECK-SAME: outs(%{{.*}} : tensor<?xf32>)
 // CHECK: %[[OI:.*]] = linalg.index 0 : index
 // CHECK: %[[I:.*]] = arith.addi %[[OI]], %{{.*}} : index
+// k subscripts both dimensions of A: they must agree at run time.
+// CHECK: } {tdsl.check = "an index variable ranges over tensors of different extents (dimension 1 of an operand)"}
 // CHECK: %[[EXT:.*]] = tensor.dim %[[A]], %{{.*}} : tensor<?x?xf32>
 // CHECK: %[[E:.*]] = tensor.empty() : tensor<f32>
 // CHECK: %[[F:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%[[E]] : tensor<f32>)
