@@ -314,6 +314,27 @@ def GPUAnnotateLaunches : Pass<"tdsl-gpu-annotate-launches", "mlir::ModuleOp"> {
                            "mlir::LLVM::LLVMDialect"];
 }
 
+def LocateAllocs : Pass<"tdsl-locate-allocs", "mlir::ModuleOp"> {
+  let summary = "Give large buffers the DSL position that running out of memory reports";
+  let description = [{
+    Before each `memref.alloc` whose size is dynamic or at least 1 MiB, calls
+    the runtime's `tdsl_alloc_site` with the DSL position of the allocation.
+    The runtime keeps it for the next allocation on the same thread, so a
+    failed allocation prints `prog.tdsl:line:col: error: out of memory ...`
+    with the source line, like every other run-time error.
+
+    ```mlir
+    // before
+    %m = memref.alloc(%n) : memref<?xf32>
+    // after
+    %where = llvm.mlir.addressof @__tdsl_str_0 : !llvm.ptr
+    func.call @tdsl_alloc_site(%where) : (!llvm.ptr) -> ()
+    %m = memref.alloc(%n) : memref<?xf32>
+    ```
+  }];
+  let dependentDialects = ["mlir::LLVM::LLVMDialect", "mlir::func::FuncDialect"];
+}
+
 def GPUDeviceChecks : Pass<"tdsl-gpu-device-checks", "mlir::ModuleOp"> {
   let summary = "Turn run-time checks inside GPU kernels into traps";
   let description = [{

@@ -62,6 +62,7 @@ void buildCPUBufferizePipeline(OpPassManager &pm) {
 
 void buildCPUToLLVMPipeline(OpPassManager &pm,
                             const CPUPipelineOptions &options) {
+  pm.addPass(createLocateAllocs());
   addUpstream(pm, "convert-linalg-to-loops");
   if (options.optLevel == 0)
     addUpstream(pm, "scf-forall-to-for");

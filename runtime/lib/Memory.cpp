@@ -32,14 +32,22 @@ void tdsl_fatal(const char *where, const char *message) {
   fatal(where, message ? message : "fatal error");
 }
 
+/// Set by generated code just before a large allocation (tdsl-locate-allocs)
+/// and consumed by it, so a stale position never names another allocation.
+static thread_local const char *allocSite = nullptr;
+
+void tdsl_alloc_site(const char *where) { allocSite = where; }
+
 void *tdsl_alloc(int64_t bytes) {
+  const char *where = allocSite;
+  allocSite = nullptr;
   if (bytes < 0)
-    fatal(nullptr, format("invalid allocation size %lld", (long long)bytes));
+    fatal(where, format("invalid allocation size %lld", (long long)bytes));
   void *ptr = nullptr;
   // Zero bytes still gets a real block so the pointer is unique and freeable.
   size_t size = bytes == 0 ? kAlignment : static_cast<size_t>(bytes);
   if (posix_memalign(&ptr, kAlignment, size) != 0 || !ptr)
-    fatal(nullptr,
+    fatal(where,
           format("out of memory allocating %lld bytes", (long long)bytes));
   return ptr;
 }

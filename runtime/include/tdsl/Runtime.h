@@ -72,9 +72,14 @@ TDSL_RUNTIME_EXPORT int64_t tdsl_dtype_size(int32_t dtype);
 TDSL_RUNTIME_EXPORT void tdsl_fatal(const char *where, const char *message);
 
 /** Allocates `bytes` (>= 0) aligned to 64 bytes. Never returns null: on
- *  failure prints `tdsl: error: out of memory allocating N bytes` and exits 1.
+ *  failure prints `<where>: error: out of memory allocating N bytes` (where
+ *  from tdsl_alloc_site, else `tdsl`) and exits 1.
  *  A zero-byte request returns a distinct, freeable pointer. */
 TDSL_RUNTIME_EXPORT void *tdsl_alloc(int64_t bytes);
+
+/** Names the DSL position (`file:line:col`) of the next allocation on this
+ *  thread, for its out-of-memory error. The next allocation consumes it. */
+TDSL_RUNTIME_EXPORT void tdsl_alloc_site(const char *where);
 
 /** Frees memory from tdsl_alloc (or tdsl_npy_load). Null is a no-op. */
 TDSL_RUNTIME_EXPORT void tdsl_free(void *ptr);

@@ -1,0 +1,46 @@
+//===- LocateAllocs.cpp - large buffers tell the runtime where they come from -===//
+#include "compiler/Codegen/Passes.h"
+#include "compiler/Codegen/RuntimeCalls.h"
+
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+
+namespace tdsl {
+#define GEN_PASS_DEF_LOCATEALLOCS
+#include "compiler/Codegen/Passes.h.inc"
+} // namespace tdsl
+
+using namespace mlir;
+
+namespace {
+/// Buffers smaller than this cannot plausibly exhaust memory; leaving them
+/// alone keeps small allocations in hot loops free of the extra call.
+constexpr int64_t kMinLocatedBytes = 1 << 20;
+
+bool mayBeLarge(memref::AllocOp alloc) {
+  MemRefType type = alloc.getType();
+  if (!type.hasStaticShape())
+    return true;
+  unsigned bits = type.getElementTypeBitWidth();
+  return type.getNumElements() * std::max(bits / 8, 1u) >= kMinLocatedBytes;
+}
+
+struct LocateAllocsPass : ::tdsl::impl::LocateAllocsBase<LocateAllocsPass> {
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    SmallVector<memref::AllocOp> allocs;
+    module.walk([&](memref::AllocOp alloc) {
+      if (mayBeLarge(alloc) &&
+          !::tdsl::RuntimeCalls::whereOf(alloc.getLoc()).empty())
+        allocs.push_back(alloc);
+    });
+    ::tdsl::RuntimeCalls rt(module);
+    OpBuilder b(&getContext());
+    for (memref::AllocOp alloc : allocs) {
+      b.setInsertionPoint(alloc);
+      rt.call(b, alloc.getLoc(), "tdsl_alloc_site", {},
+              {rt.getWhere(b, alloc.getLoc())});
+    }
+  }
+};
+} // namespace
