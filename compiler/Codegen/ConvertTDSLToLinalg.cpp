@@ -303,7 +303,7 @@ void emitFailure(OpBuilder &b, Location loc, Value bad, StringRef message,
   ifOp->setAttr("tdsl.check", b.getStringAttr(message));
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(ifOp.thenBlock());
-  rt.call(b, loc, "tdsl_fatal", {}, {rt.getWhere(b, loc), rt.getString(b, loc, message)});
+  rt.call(b, loc, "tdsl_fatal", {}, {rt.getErrorWhere(b, loc), rt.getString(b, loc, message)});
 }
 
 /// cf.assert (MLIRGen's call-boundary shape checks) as a located, clean
@@ -613,7 +613,7 @@ struct LoadLowering : OpConversionPattern<t::LoadOp> {
       return op.emitOpError("cannot load elements of type ") << orig.getElementType();
     unsigned rank = type.getRank();
     Value path = rt.getString(rw, loc, op.getPath());
-    Value where = rt.getWhere(rw, loc);
+    Value where = rt.getErrorWhere(rw, loc);
     Value dt = i32Const(rw, loc, (int32_t)*dtype);
     Value rk = arith::ConstantOp::create(rw, loc, rw.getI64IntegerAttr(rank));
     // The file decides the dynamic sizes; the runtime checks the static ones.
@@ -662,7 +662,7 @@ struct SaveLowering : OpConversionPattern<t::SaveOp> {
             {rt.getString(rw, loc, op.getPath()), i32Const(rw, loc, (int32_t)*dtype),
              arith::ConstantOp::create(rw, loc, rw.getI64IntegerAttr(rank)),
              sizesPointer(rw, loc, buf, rank), dataPointer(rw, loc, buf),
-             rt.getWhere(rw, loc)});
+             rt.getErrorWhere(rw, loc)});
     rw.eraseOp(op);
     return success();
   }

@@ -31,7 +31,7 @@ struct LocateAllocsPass : ::tdsl::impl::LocateAllocsBase<LocateAllocsPass> {
     SmallVector<memref::AllocOp> allocs;
     module.walk([&](memref::AllocOp alloc) {
       if (mayBeLarge(alloc) &&
-          !::tdsl::RuntimeCalls::whereOf(alloc.getLoc()).empty())
+          ::tdsl::RuntimeCalls::whereOf(alloc.getLoc()) != "<unknown>")
         allocs.push_back(alloc);
     });
     ::tdsl::RuntimeCalls rt(module);
@@ -39,7 +39,7 @@ struct LocateAllocsPass : ::tdsl::impl::LocateAllocsBase<LocateAllocsPass> {
     for (memref::AllocOp alloc : allocs) {
       b.setInsertionPoint(alloc);
       rt.call(b, alloc.getLoc(), "tdsl_alloc_site", {},
-              {rt.getWhere(b, alloc.getLoc())});
+              {rt.getErrorWhere(b, alloc.getLoc())});
     }
   }
 };

@@ -106,18 +106,51 @@ static void walkLocations(Location loc, function_ref<bool(Location)> fn) {
       walkLocations(l, fn);
 }
 
-std::string RuntimeCalls::whereOf(Location loc) {
-  std::string where;
+/// The first file position in `loc`, in the order of walkLocations.
+static FileLineColLoc firstFileLoc(Location loc) {
+  FileLineColLoc found;
   walkLocations(loc, [&](Location l) {
-    auto fl = dyn_cast<FileLineColLoc>(l);
-    if (!fl || !where.empty())
-      return !where.empty();
-    where = (llvm::sys::path::filename(fl.getFilename().getValue()) + ":" +
-             llvm::Twine(fl.getLine()) + ":" + llvm::Twine(fl.getColumn()))
-                .str();
-    return true;
+    if (!found)
+      found = dyn_cast<FileLineColLoc>(l);
+    return static_cast<bool>(found);
   });
-  return where.empty() ? "<unknown>" : where;
+  return found;
+}
+
+std::string RuntimeCalls::whereOf(Location loc) {
+  FileLineColLoc fl = firstFileLoc(loc);
+  if (!fl)
+    return "<unknown>";
+  return (llvm::sys::path::filename(fl.getFilename().getValue()) + ":" +
+          llvm::Twine(fl.getLine()) + ":" + llvm::Twine(fl.getColumn()))
+      .str();
+}
+
+Value RuntimeCalls::getErrorWhere(OpBuilder &b, Location loc) {
+  std::string where = whereOf(loc);
+  FileLineColLoc fl = firstFileLoc(loc);
+  if (!fl || fl.getLine() == 0 || fl.getColumn() == 0)
+    return getString(b, loc, where);
+  StringRef file = fl.getFilename().getValue();
+  auto it = sources.find(file);
+  if (it == sources.end()) {
+    auto buffer = llvm::MemoryBuffer::getFile(file);
+    it = sources.try_emplace(file, buffer ? std::move(*buffer) : nullptr).first;
+  }
+  if (!it->second)
+    return getString(b, loc, where);
+  // The line's text, then a caret under the column (tabs kept so it lines up).
+  StringRef text = it->second->getBuffer();
+  for (unsigned line = 1; line < fl.getLine() && !text.empty(); ++line)
+    text = text.split('\n').second;
+  StringRef lineText = text.split('\n').first.rtrim("\r");
+  if (text.empty() || fl.getColumn() > lineText.size() + 1)
+    return getString(b, loc, where);
+  std::string caret;
+  for (char c : lineText.take_front(fl.getColumn() - 1))
+    caret.push_back(c == '\t' ? '\t' : ' ');
+  caret.push_back('^');
+  return getString(b, loc, where + "\n" + lineText.str() + "\n" + caret);
 }
 
 std::string RuntimeCalls::kernelNameOf(Location loc) {

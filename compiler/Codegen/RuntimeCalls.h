@@ -12,6 +12,7 @@
 #include "mlir/IR/BuiltinOps.h"
 
 #include "llvm/ADT/StringMap.h"
+#include "llvm/Support/MemoryBuffer.h"
 
 namespace tdsl {
 
@@ -41,8 +42,12 @@ public:
   mlir::Value getString(mlir::OpBuilder &b, mlir::Location loc, llvm::StringRef s);
   /// A null `!llvm.ptr`.
   mlir::Value getNull(mlir::OpBuilder &b, mlir::Location loc);
-  /// "file:line:col" of `loc`, for runtime error messages.
+  /// "file:line:col" of `loc`, for the profile and launch messages.
   mlir::Value getWhere(mlir::OpBuilder &b, mlir::Location loc);
+  /// For run-time errors (tdsl_fatal and what calls it): "file:line:col",
+  /// then the source line and a caret when the file can be read now, on
+  /// lines of their own that the runtime prints after the message.
+  mlir::Value getErrorWhere(mlir::OpBuilder &b, mlir::Location loc);
 
   /// The DSL position in `loc` (through inlining call sites and fusions).
   static std::string whereOf(mlir::Location loc);
@@ -52,6 +57,8 @@ public:
 private:
   mlir::ModuleOp module;
   llvm::StringMap<std::string> strings;
+  /// Source files read for getErrorWhere (null: unreadable).
+  llvm::StringMap<std::unique_ptr<llvm::MemoryBuffer>> sources;
 };
 
 } // namespace tdsl

@@ -19,8 +19,14 @@ void tdsl::rt::fatal(const char *where, const std::string &message) {
   once.lock();
   // Flush the program's own output first so the error lands after it.
   std::fflush(stdout);
-  std::fprintf(stderr, "%s: error: %s\n", where ? where : "tdsl",
+  // `where` may go on with the source line and a caret (getErrorWhere):
+  // those come after the message, as in the compiler's diagnostics.
+  std::string place = where ? where : "tdsl";
+  size_t eol = place.find('\n');
+  std::fprintf(stderr, "%s: error: %s\n", place.substr(0, eol).c_str(),
                message.c_str());
+  if (eol != std::string::npos)
+    std::fprintf(stderr, "%s\n", place.substr(eol + 1).c_str());
   std::fflush(stderr);
   _exit(1);
 }

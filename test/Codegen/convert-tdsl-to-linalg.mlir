@@ -771,7 +771,8 @@ func.func @creation(%n: index, %v: f32)
 // CHECK-DAG: func.func private @tdsl_npy_write(!llvm.ptr, i32, i64, !llvm.ptr, !llvm.ptr, !llvm.ptr)
 // CHECK-DAG: llvm.mlir.global private constant @[[IN:.*]]("data.npy\00")
 // CHECK-DAG: llvm.mlir.global private constant @[[OUT:.*]]("out.npy\00")
-// CHECK-DAG: llvm.mlir.global private constant @{{.*}}("convert-tdsl-to-linalg.mlir:{{[0-9]+}}:8\00")
+// The error position carries the source line and a caret for the runtime.
+// CHECK-DAG: llvm.mlir.global private constant @{{.*}}("convert-tdsl-to-linalg.mlir:{{[0-9]+}}:8\0A{{ +}}%t = tdsl.load \22data.npy\22 : tensor<?x64xf32>\0A{{ +}}^\00")
 // CHECK-LABEL: func.func @print_scalars(
 // CHECK-SAME: %[[X:.*]]: f32, %[[U:.*]]: i64, %[[B:.*]]: i1, %[[H:.*]]: f16
 // CHECK: %[[PIA:.*]] = llvm.mlir.addressof @[[PI]] : !llvm.ptr
