@@ -131,36 +131,62 @@ static Value loopExtent(OpBuilder &b, Location loc, t::IndexGenOp op,
   return {};
 }
 
-static LogicalResult lowerIndexGen(IRRewriter &rw, t::IndexGenOp op) {
-  Location loc = op.getLoc();
-  rw.setInsertionPoint(op);
-  checkLoopExtents(rw, loc, op);
-  Type resultType = op.getType();
-  auto resultTensor = dyn_cast<RankedTensorType>(resultType);
-  Type elemType = resultTensor ? resultTensor.getElementType() : resultType;
-  auto outType = resultTensor ? resultTensor : RankedTensorType::get({}, elemType);
+/// The result of an index_gen as a tensor (rank 0 for a scalar result) and
+/// its initial value: empty, or the combiner's identity for a reduction.
+struct IndexGenOutput {
+  RankedTensorType type;
+  Type elemType;
+  bool scalar;
+  std::optional<::tdsl::Combine> combine;
+  Value init;
+};
 
-  auto maps = op.getIndexingMapsArray();
-  AffineMap outMap = maps.back();
+/// Builds the output of `op`; `extentOf` gives the size of a loop (null if
+/// unknown).
+static FailureOr<IndexGenOutput>
+buildIndexGenOutput(IRRewriter &rw, t::IndexGenOp op,
+                    function_ref<Value(unsigned)> extentOf) {
+  Location loc = op.getLoc();
+  IndexGenOutput out;
+  auto resultTensor = dyn_cast<RankedTensorType>(op.getType());
+  out.scalar = !resultTensor;
+  out.elemType = resultTensor ? resultTensor.getElementType() : op.getType();
+  out.type = resultTensor ? resultTensor : RankedTensorType::get({}, out.elemType);
+  AffineMap outMap = op.getIndexingMapsArray().back();
   SmallVector<Value> dynSizes;
   for (unsigned r = 0; r < outMap.getNumResults(); ++r) {
-    if (!outType.isDynamicDim(r))
+    if (!out.type.isDynamicDim(r))
       continue;
     unsigned loop = cast<AffineDimExpr>(outMap.getResult(r)).getPosition();
-    Value size = loopExtent(rw, loc, op, loop);
+    Value size = extentOf(loop);
     if (!size)
       return op.emitOpError("cannot find the extent of loop ") << loop;
     dynSizes.push_back(size);
   }
-  Value init = tensor::EmptyOp::create(rw, loc, outType, dynSizes);
-
-  std::optional<::tdsl::Combine> combine = combineOf(op.getCombiner());
-  if (combine) {
-    Value id = ::tdsl::buildIdentity(rw, loc, elemType, *combine);
-    init = linalg::FillOp::create(rw, loc, TypeRange{outType}, ValueRange{id},
-                                  ValueRange{init})
-               .getResult(0);
+  out.init = tensor::EmptyOp::create(rw, loc, out.type, dynSizes);
+  out.combine = combineOf(op.getCombiner());
+  if (out.combine) {
+    Value id = ::tdsl::buildIdentity(rw, loc, out.elemType, *out.combine);
+    out.init = linalg::FillOp::create(rw, loc, TypeRange{out.type},
+                                      ValueRange{id}, ValueRange{out.init})
+                   .getResult(0);
   }
+  return out;
+}
+
+static LogicalResult lowerIndexGen(IRRewriter &rw, t::IndexGenOp op) {
+  Location loc = op.getLoc();
+  rw.setInsertionPoint(op);
+  checkLoopExtents(rw, loc, op);
+  FailureOr<IndexGenOutput> out = buildIndexGenOutput(
+      rw, op, [&](unsigned loop) { return loopExtent(rw, loc, op, loop); });
+  if (failed(out))
+    return failure();
+  RankedTensorType outType = out->type;
+  Type elemType = out->elemType;
+  std::optional<::tdsl::Combine> combine = out->combine;
+  Value init = out->init;
+  auto maps = op.getIndexingMapsArray();
 
   SmallVector<utils::IteratorType> iters;
   for (t::IteratorType it : op.getIteratorTypesArray())
@@ -195,7 +221,7 @@ static LogicalResult lowerIndexGen(IRRewriter &rw, t::IndexGenOp op) {
 
   rw.setInsertionPointAfter(generic);
   Value result = generic.getResult(0);
-  if (!resultTensor)
+  if (out->scalar)
     result = tensor::ExtractOp::create(rw, loc, result, ValueRange{});
   rw.replaceOp(op, result);
   return success();
@@ -208,11 +234,6 @@ static LogicalResult lowerIndexGenToLoops(IRRewriter &rw, t::IndexGenOp op) {
   Location loc = op.getLoc();
   rw.setInsertionPoint(op);
   checkLoopExtents(rw, loc, op);
-  Type resultType = op.getType();
-  auto resultTensor = dyn_cast<RankedTensorType>(resultType);
-  Type elemType = resultTensor ? resultTensor.getElementType() : resultType;
-  auto outType = resultTensor ? resultTensor : RankedTensorType::get({}, elemType);
-  auto maps = op.getIndexingMapsArray();
   unsigned numLoops = op.getNumLoops();
   SmallVector<Value> extents;
   for (unsigned d = 0; d < numLoops; ++d) {
@@ -221,18 +242,14 @@ static LogicalResult lowerIndexGenToLoops(IRRewriter &rw, t::IndexGenOp op) {
       return op.emitOpError("cannot find the extent of loop ") << d;
     extents.push_back(e);
   }
+  FailureOr<IndexGenOutput> out =
+      buildIndexGenOutput(rw, op, [&](unsigned loop) { return extents[loop]; });
+  if (failed(out))
+    return failure();
+  std::optional<::tdsl::Combine> combine = out->combine;
+  Value init = out->init;
+  auto maps = op.getIndexingMapsArray();
   AffineMap outMap = maps.back();
-  SmallVector<Value> dynSizes;
-  for (unsigned r = 0; r < outMap.getNumResults(); ++r)
-    if (outType.isDynamicDim(r))
-      dynSizes.push_back(extents[cast<AffineDimExpr>(outMap.getResult(r)).getPosition()]);
-  std::optional<::tdsl::Combine> combine = combineOf(op.getCombiner());
-  Value init = tensor::EmptyOp::create(rw, loc, outType, dynSizes);
-  if (combine)
-    init = linalg::FillOp::create(rw, loc, TypeRange{outType},
-                                  ValueRange{::tdsl::buildIdentity(rw, loc, elemType, *combine)},
-                                  ValueRange{init})
-               .getResult(0);
   Value zero = arith::ConstantIndexOp::create(rw, loc, 0);
   Value one = arith::ConstantIndexOp::create(rw, loc, 1);
   SmallVector<Value> ivs;
@@ -281,7 +298,7 @@ static LogicalResult lowerIndexGenToLoops(IRRewriter &rw, t::IndexGenOp op) {
   rw.replaceOpWithNewOp<scf::YieldOp>(yield, updated);
   rw.setInsertionPointAfter(loops.front());
   Value result = loops.front().getResult(0);
-  if (!resultTensor)
+  if (out->scalar)
     result = tensor::ExtractOp::create(rw, loc, result, ValueRange{});
   rw.replaceOp(op, result);
   return success();

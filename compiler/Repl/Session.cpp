@@ -436,17 +436,21 @@ bool Session::eval(llvm::StringRef input) {
   if (rc != 0)
     return false;
   // Accepted: the session now has this input's definitions and bindings.
-  for (const std::string &f : c->newFunctions)
-    functions[f] = buf;
-  for (const std::string &i : c->newImports)
-    if (!llvm::is_contained(imports, i))
-      imports.push_back(i);
+  accept(*c, buf);
   if (c->hasStatements)
     statements.push_back(buf);
   for (const std::string &v : c->newVariables)
     if (!llvm::is_contained(variables, v))
       variables.push_back(v);
   return true;
+}
+
+void Session::accept(const Compiled &c, unsigned buf) {
+  for (const std::string &f : c.newFunctions)
+    functions[f] = buf;
+  for (const std::string &i : c.newImports)
+    if (!llvm::is_contained(imports, i))
+      imports.push_back(i);
 }
 
 bool Session::printType(llvm::StringRef expr) {
@@ -541,11 +545,7 @@ bool Session::loadFile(llvm::StringRef path) {
   auto c = compile(buf, Mode::Check);
   if (!c)
     return false;
-  for (const std::string &f : c->newFunctions)
-    functions[f] = buf;
-  for (const std::string &i : c->newImports)
-    if (!llvm::is_contained(imports, i))
-      imports.push_back(i);
+  accept(*c, buf);
   std::vector<std::string> &newFunctions = c->newFunctions;
   llvm::outs() << "loaded " << path << ": " << newFunctions.size()
                << " function" << (newFunctions.size() == 1 ? "" : "s") << "\n";

@@ -67,6 +67,8 @@ private:
   std::unique_ptr<Compiled> compile(unsigned bufferId, Mode mode,
                                     llvm::StringRef stage = "");
   int runChild(Compiled &c, const std::string &profileJson);
+  /// Makes the functions and imports of an accepted input current.
+  void accept(const Compiled &c, unsigned buf);
   unsigned addBuffer(llvm::StringRef text, llvm::StringRef name);
   void addCurrentFunctions(DiagEngine &diags, const ModuleAST &decls,
                            ModuleAST &into);

@@ -20,6 +20,8 @@
 
 #include <csignal>
 #include <iostream>
+#include <optional>
+#include <utility>
 #include <unistd.h>
 
 using namespace tdsl;
@@ -108,6 +110,16 @@ int openBrackets(llvm::StringRef text) {
   return depth;
 }
 
+/// Adds `line` to the input being typed; the whole input once its brackets
+/// have closed, nothing while it goes on.
+std::optional<std::string> takeInput(std::string &pending, llvm::StringRef line) {
+  pending += line;
+  pending += "\n";
+  if (openBrackets(pending) > 0)
+    return std::nullopt;
+  return std::exchange(pending, std::string());
+}
+
 const char *const kKeywords[] = {
     "fn", "return", "for", "in", "parallel", "reduce", "yield", "if", "else",
     "import", "true", "false", "f16", "bf16", "f32", "f64", "i1", "i32", "i64",
@@ -134,8 +146,8 @@ public:
       session.eval(input);
       return true;
     }
-    auto [word, rest] = text.drop_front().split(' ');
-    rest = rest.trim();
+    auto [word, afterWord] = text.drop_front().split(' ');
+    llvm::StringRef rest = afterWord.trim();
     std::string error;
     std::string cmd = findCommand(word, error);
     if (cmd.empty()) {
@@ -261,13 +273,10 @@ int main(int argc, char **argv) {
   if (!interactive) {
     std::string line, pending;
     while (std::getline(std::cin, line)) {
-      pending += line;
-      pending += "\n";
-      if (openBrackets(pending) > 0)
+      std::optional<std::string> input = takeInput(pending, line);
+      if (!input)
         continue;
-      std::string input;
-      input.swap(pending);
-      if (!repl.handle(input))
+      if (!repl.handle(*input))
         return 0;
       llvm::outs().flush();
     }
@@ -299,13 +308,10 @@ int main(int argc, char **argv) {
       }
       break;
     }
-    pending += *line;
-    pending += "\n";
-    if (openBrackets(pending) > 0)
+    std::optional<std::string> input = takeInput(pending, *line);
+    if (!input)
       continue;
-    std::string input;
-    input.swap(pending);
-    if (!repl.handle(input))
+    if (!repl.handle(*input))
       break;
     llvm::outs().flush();
   }
