@@ -20,6 +20,10 @@ config.substitutions.append(("%tdsl_src", config.tdsl_src_root))
 config.substitutions.append(("%examples", os.path.join(config.tdsl_src_root, "examples")))
 config.substitutions.append(("%python", "/usr/bin/python3"))
 config.substitutions.append(("%tdsl_lib", os.path.join(config.tdsl_obj_root, "lib")))
+# The test double of libcuda (test/unittests/RuntimeCudaFakeDriver.cpp): the
+# host side of CUDA programs runs against it without a GPU.
+config.substitutions.append(("%fake_cuda", "env TDSL_CUDA_LIBRARY=" + os.path.join(
+    config.tdsl_obj_root, "test", "unittests", "libtdsl_fake_cuda.so")))
 
 # Features for tests that need hardware or tools.
 if shutil.which("clang++-22"):

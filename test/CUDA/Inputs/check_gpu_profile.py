@@ -1,5 +1,6 @@
-"""Checks the --profile-json of examples/matmul.tdsl run on the fake CUDA
-driver (tdsl_fake_cuda times every launch as 1.5 ms and runs nothing).
+"""Checks the --profile-json of examples/matmul.tdsl run against the test
+double of libcuda (%fake_cuda), which reports every launch as 1.5 ms; the
+kernels' results are checked on a GPU by gpu-run-matmul.test.
 
 usage: check_gpu_profile.py FILE.json
 
