@@ -25,6 +25,11 @@ config.substitutions.append(("%tdsl_lib", os.path.join(config.tdsl_obj_root, "li
 config.substitutions.append(("%fake_cuda", "env TDSL_CUDA_LIBRARY=" + os.path.join(
     config.tdsl_obj_root, "test", "unittests", "libtdsl_fake_cuda.so")))
 
+# The same double, which also runs kernels built with --gpu-bitcode on the
+# CPU (test/unittests/CudaEmulator.h): their results can be checked.
+config.substitutions.append(("%emu_cuda", "env TDSL_CUDA_LIBRARY=" + os.path.join(
+    config.tdsl_obj_root, "test", "unittests", "libtdsl_emu_cuda.so")))
+
 # Features for tests that need hardware or tools.
 if shutil.which("clang++-22"):
     config.available_features.add("clang")

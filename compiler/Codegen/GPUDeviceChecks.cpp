@@ -1,6 +1,8 @@
 //===- GPUDeviceChecks.cpp - run-time checks in kernels become traps --------===//
 #include "compiler/Codegen/Passes.h"
 
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -22,7 +24,8 @@ struct GPUDeviceChecksPass
       if (call.getCallee() == "tdsl_fatal" && check &&
           check->hasAttr("tdsl.check") &&
           (call->getParentOfType<scf::ForallOp>() ||
-           call->getParentOfType<scf::ParallelOp>()))
+           call->getParentOfType<scf::ParallelOp>() ||
+           call->getParentOfType<gpu::LaunchOp>()))
         calls.push_back(call);
     });
     OpBuilder b(&getContext());

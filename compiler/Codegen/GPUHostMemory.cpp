@@ -28,6 +28,7 @@ struct GPUHostMemoryPass : ::tdsl::impl::GPUHostMemoryBase<GPUHostMemoryPass> {
       // Buffers inside the loops that become kernels are the kernel's own
       // (small ones are on the stack after promote-buffers-to-stack).
       if (op->getParentOfType<gpu::GPUModuleOp>() ||
+          op->getParentOfType<gpu::LaunchOp>() ||
           op->getParentOfType<scf::ForallOp>() ||
           op->getParentOfType<scf::ParallelOp>())
         return;

@@ -1,7 +1,9 @@
 //===- GPUReduce.cpp - whole-tensor reductions as GPU tree reductions -------===//
+#include "compiler/Codegen/GPUKernelForms.h"
 #include "compiler/Codegen/LoweringUtils.h"
 #include "compiler/Codegen/Passes.h"
 
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -22,14 +24,34 @@ using namespace mlir;
 
 namespace {
 
+/// The output that a reduction reduces into: the only one not indexed by all
+/// the loops (the others, written once per iteration, come from fusing an
+/// element-wise producer: softmax's exp).
+std::optional<unsigned> reducedOutput(linalg::GenericOp op) {
+  std::optional<unsigned> reduced;
+  for (OpOperand &init : op.getDpsInitsMutable()) {
+    AffineMap map = op.getMatchingIndexingMap(&init);
+    if (map.isPermutation())
+      continue;
+    if (reduced)
+      return std::nullopt;
+    reduced = init.getOperandNumber() - op.getNumDpsInputs();
+  }
+  return reduced;
+}
+
 /// The combiner of a reduction body: the op that the yield returns, when it
 /// combines the accumulator (the output block argument) with a value.
 std::optional<std::pair<gpu::AllReduceOperation, ::tdsl::Combine>>
 combinerOf(linalg::GenericOp op) {
+  std::optional<unsigned> r = reducedOutput(op);
+  if (!r)
+    return std::nullopt;
   Block &body = op.getRegion().front();
-  Value acc = body.getArguments().back();
-  Operation *yielded = body.getTerminator()->getOperand(0).getDefiningOp();
-  if (!yielded || yielded->getNumOperands() != 2 ||
+  Value acc = op.getMatchingBlockArgument(op.getDpsInitOperand(*r));
+  Operation *yielded = body.getTerminator()->getOperand(*r).getDefiningOp();
+  // The accumulator may only be combined: threads start from the identity.
+  if (!yielded || yielded->getNumOperands() != 2 || !acc.hasOneUse() ||
       !llvm::is_contained(yielded->getOperands(), acc))
     return std::nullopt;
   using R = gpu::AllReduceOperation;
@@ -51,12 +73,105 @@ Value combine(OpBuilder &b, Location loc, Operation *like, Value a, Value v) {
   return clone->getResult(0);
 }
 
+/// A thread's serial share of a reduction: the op's body over the linear
+/// iterations start, start + step, ... < end of the loops `extents` (the
+/// entries of `dims` that are null; the others are fixed), from `init`.
+Value reduceShare(OpBuilder &b, Location loc, linalg::GenericOp op, Value start,
+                  Value end, Value step, ArrayRef<Value> extents,
+                  SmallVector<Value> dims, Value init) {
+  auto loop = scf::ForOp::create(b, loc, start, end, step, ValueRange{init});
+  OpBuilder lb = OpBuilder::atBlockBegin(loop.getBody());
+  // Delinearize the iteration, innermost loop fastest.
+  Value rest = loop.getInductionVar();
+  SmallVector<unsigned> free;
+  for (unsigned d = 0; d < dims.size(); ++d)
+    if (!dims[d])
+      free.push_back(d);
+  for (unsigned k = free.size(); k-- > 0;) {
+    unsigned d = free[k];
+    dims[d] = k == 0 ? rest : (Value)arith::RemUIOp::create(lb, loc, rest, extents[d]);
+    if (k > 0)
+      rest = arith::DivUIOp::create(lb, loc, rest, extents[d]);
+  }
+  IRMapping map;
+  Block &body = op.getRegion().front();
+  for (OpOperand *in : op.getDpsInputOperands()) {
+    AffineMap m = op.getMatchingIndexingMap(in);
+    SmallVector<Value> at;
+    for (AffineExpr e : m.getResults())
+      at.push_back(affine::AffineApplyOp::create(
+          lb, loc, AffineMap::get(m.getNumDims(), 0, e), dims));
+    Value v = isa<MemRefType>(in->get().getType())
+                  ? (Value)memref::LoadOp::create(lb, loc, in->get(), at)
+                  : in->get();
+    map.map(op.getMatchingBlockArgument(in), v);
+  }
+  unsigned r = *reducedOutput(op);
+  auto outputAt = [&](unsigned k) {
+    OpOperand *init = op.getDpsInitOperand(k);
+    AffineMap m = op.getMatchingIndexingMap(init);
+    SmallVector<Value> at;
+    for (AffineExpr e : m.getResults())
+      at.push_back(dims[cast<AffineDimExpr>(e).getPosition()]);
+    return at;
+  };
+  for (unsigned k = 0; k < op.getNumDpsInits(); ++k) {
+    BlockArgument arg = op.getMatchingBlockArgument(op.getDpsInitOperand(k));
+    if (k == r)
+      map.map(arg, loop.getRegionIterArgs()[0]);
+    else if (!arg.use_empty())
+      map.map(arg, memref::LoadOp::create(lb, loc, op.getDpsInits()[k], outputAt(k)));
+  }
+  for (Operation &inner : body.without_terminator()) {
+    if (auto index = dyn_cast<linalg::IndexOp>(inner)) {
+      map.map(index.getResult(), dims[index.getDim()]);
+      continue;
+    }
+    lb.clone(inner, map);
+  }
+  // Outputs indexed by every loop are written once per iteration.
+  for (unsigned k = 0; k < op.getNumDpsInits(); ++k)
+    if (k != r)
+      memref::StoreOp::create(lb, loc, map.lookup(body.getTerminator()->getOperand(k)),
+                              op.getDpsInits()[k], outputAt(k));
+  scf::YieldOp::create(lb, loc, map.lookup(body.getTerminator()->getOperand(r)));
+  return loop.getResult(0);
+}
+
+} // namespace
+
+bool tdsl::isRowReduction(linalg::LinalgOp op) {
+  auto generic = dyn_cast<linalg::GenericOp>(op.getOperation());
+  if (!generic || op.getNumParallelLoops() == 0 ||
+      op.getNumReductionLoops() == 0 || isStagedTileKernel(op) ||
+      !combinerOf(generic))
+    return false;
+  AffineMap out =
+      op.getMatchingIndexingMap(op.getDpsInitOperand(*reducedOutput(generic)));
+  if (!out.isProjectedPermutation() ||
+      out.getNumResults() != op.getNumParallelLoops())
+    return false;
+  for (AffineExpr e : out.getResults())
+    if (!(utils::IteratorType::parallel == 
+            op.getIteratorTypesArray()[cast<AffineDimExpr>(e).getPosition()]))
+      return false;
+  return true;
+}
+
+namespace {
+
 struct GPUReducePass : ::tdsl::impl::GPUReduceBase<GPUReducePass> {
   using Base::Base;
 
   void runOnOperation() override {
-    SmallVector<linalg::GenericOp> candidates;
+    SmallVector<linalg::GenericOp> candidates, rows;
     getOperation().walk([&](linalg::GenericOp op) {
+      if (op.hasPureBufferSemantics() && ::tdsl::isRowReduction(op) &&
+          !op->getParentOfType<gpu::LaunchOp>() &&
+          !op->getParentOfType<scf::ForallOp>() &&
+          !op->getParentOfType<scf::ParallelOp>() &&
+          !op->getParentOfType<linalg::LinalgOp>())
+        rows.push_back(op);
       if (op.hasPureBufferSemantics() && op.getNumLoops() > 0 &&
           op.getNumParallelLoops() == 0 && op.getNumDpsInits() == 1 &&
           cast<MemRefType>(op.getDpsInits()[0].getType()).getRank() == 0 &&
@@ -66,6 +181,83 @@ struct GPUReducePass : ::tdsl::impl::GPUReduceBase<GPUReducePass> {
     });
     for (linalg::GenericOp op : candidates)
       rewrite(op);
+    for (linalg::GenericOp op : rows)
+      rewriteRows(op);
+  }
+
+  /// A block per output, its threads reducing a strided share each, then a
+  /// tree (gpu.all_reduce); thread 0 combines with the output's initial
+  /// value. Short rows get fewer threads (a multiple of a warp).
+  void rewriteRows(linalg::GenericOp op) {
+    auto [allReduceKind, combineKind] = *combinerOf(op);
+    unsigned r = *reducedOutput(op);
+    Location loc = op.getLoc();
+    std::optional<Value> fill = ::tdsl::takeInitFill(op, r);
+    OpBuilder b(op);
+    Value out = op.getDpsInits()[r];
+    Type elemType = getElementTypeOrSelf(out.getType());
+    auto linalgOp = cast<linalg::LinalgOp>(op.getOperation());
+    SmallVector<Value> extents;
+    Value one = arith::ConstantIndexOp::create(b, loc, 1);
+    Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+    Value rows = one, total = one;
+    int64_t staticTotal = 1;
+    SmallVector<int64_t> ranges = linalgOp.getStaticLoopRanges();
+    auto iters = op.getIteratorTypesArray();
+    for (auto [d, r] : llvm::enumerate(linalgOp.createLoopRanges(b, loc))) {
+      Value e = getValueOrCreateConstantIndexOp(b, loc, r.size);
+      extents.push_back(e);
+      if ((utils::IteratorType::parallel == iters[d])) {
+        rows = arith::MulIOp::create(b, loc, rows, e);
+      } else {
+        total = arith::MulIOp::create(b, loc, total, e);
+        staticTotal = ShapedType::isDynamic(ranges[d]) || staticTotal < 0
+                          ? -1
+                          : staticTotal * ranges[d];
+      }
+    }
+    int64_t n = threads;
+    if (staticTotal >= 0)
+      n = std::clamp<int64_t>(llvm::alignTo(staticTotal, 32), 32, threads);
+    Value numThreads = arith::ConstantIndexOp::create(b, loc, n);
+    auto launch = gpu::LaunchOp::create(b, loc, rows, one, one, numThreads, one, one);
+    OpBuilder kb = OpBuilder::atBlockBegin(&launch.getBody().front());
+    Value tid = launch.getThreadIds().x;
+    // This block's output: the parallel loops, innermost fastest.
+    SmallVector<Value> dims(extents.size());
+    Value rest = launch.getBlockIds().x;
+    for (unsigned d = extents.size(); d-- > 0;) {
+      if (!(utils::IteratorType::parallel == iters[d]))
+        continue;
+      dims[d] = arith::RemUIOp::create(kb, loc, rest, extents[d]);
+      rest = arith::DivUIOp::create(kb, loc, rest, extents[d]);
+    }
+    Value identity = ::tdsl::buildIdentity(kb, loc, elemType, combineKind);
+    auto cst = identity.getDefiningOp();
+    Value init = arith::ConstantOp::create(
+        kb, loc, cast<TypedAttr>(cst->getAttr("value")));
+    cst->erase();
+    Value threadPartial =
+        reduceShare(kb, loc, op, tid, total, numThreads, extents, dims, init);
+    Value rowValue = gpu::AllReduceOp::create(
+        kb, loc, threadPartial,
+        gpu::AllReduceOperationAttr::get(&getContext(), allReduceKind),
+        kb.getUnitAttr());
+    Value first = arith::CmpIOp::create(kb, loc, arith::CmpIPredicate::eq, tid, zero);
+    auto ifFirst = scf::IfOp::create(kb, loc, first, /*withElseRegion=*/false);
+    {
+      OpBuilder ib = ifFirst.getThenBodyBuilder();
+      SmallVector<Value> at;
+      for (AffineExpr e : op.getMatchingIndexingMap(op.getDpsInitOperand(r)).getResults())
+        at.push_back(dims[cast<AffineDimExpr>(e).getPosition()]);
+      Value start = fill ? *fill : (Value)memref::LoadOp::create(ib, loc, out, at);
+      Operation *combiner =
+          op.getRegion().front().getTerminator()->getOperand(r).getDefiningOp();
+      memref::StoreOp::create(ib, loc, combine(ib, loc, combiner, start, rowValue),
+                              out, at);
+    }
+    gpu::TerminatorOp::create(kb, loc);
+    op.erase();
   }
 
   void rewrite(linalg::GenericOp op) {
@@ -103,45 +295,9 @@ struct GPUReducePass : ::tdsl::impl::GPUReduceBase<GPUReducePass> {
     Value init = arith::ConstantOp::create(
         kb, loc, cast<TypedAttr>(cst->getAttr("value")));
     cst->erase();
-    auto loop = scf::ForOp::create(kb, loc, gid, total, stride, ValueRange{init});
-    {
-      OpBuilder lb = OpBuilder::atBlockBegin(loop.getBody());
-      // Delinearize the element index, innermost loop fastest.
-      unsigned n = extents.size();
-      SmallVector<Value> idx(n);
-      Value rest = loop.getInductionVar();
-      for (unsigned d = n; d-- > 0;) {
-        idx[d] = d == 0 ? rest : (Value)arith::RemUIOp::create(lb, loc, rest, extents[d]);
-        if (d > 0)
-          rest = arith::DivUIOp::create(lb, loc, rest, extents[d]);
-      }
-      IRMapping map;
-      Block &body = op.getRegion().front();
-      for (OpOperand *in : op.getDpsInputOperands()) {
-        AffineMap m = op.getMatchingIndexingMap(in);
-        SmallVector<Value> at;
-        for (AffineExpr e : m.getResults()) {
-          if (auto c = dyn_cast<AffineConstantExpr>(e))
-            at.push_back(arith::ConstantIndexOp::create(lb, loc, c.getValue()));
-          else
-            at.push_back(idx[cast<AffineDimExpr>(e).getPosition()]);
-        }
-        Value v = isa<MemRefType>(in->get().getType())
-                      ? (Value)memref::LoadOp::create(lb, loc, in->get(), at)
-                      : in->get();
-        map.map(op.getMatchingBlockArgument(in), v);
-      }
-      map.map(body.getArguments().back(), loop.getRegionIterArgs()[0]);
-      for (Operation &inner : body.without_terminator()) {
-        if (auto index = dyn_cast<linalg::IndexOp>(inner)) {
-          map.map(index.getResult(), idx[index.getDim()]);
-          continue;
-        }
-        lb.clone(inner, map);
-      }
-      scf::YieldOp::create(lb, loc, map.lookup(body.getTerminator()->getOperand(0)));
-    }
-    Value threadPartial = loop.getResult(0);
+    SmallVector<Value> dims(extents.size());
+    Value threadPartial =
+        reduceShare(kb, loc, op, gid, total, stride, extents, dims, init);
     Value blockPartial = gpu::AllReduceOp::create(
         kb, loc, threadPartial,
         gpu::AllReduceOperationAttr::get(&getContext(), allReduceKind),

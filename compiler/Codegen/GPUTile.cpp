@@ -1,4 +1,5 @@
 //===- GPUTile.cpp - linalg ops -> scf.forall over GPU blocks and threads ---===//
+#include "compiler/Codegen/GPUKernelForms.h"
 #include "compiler/Codegen/LoweringUtils.h"
 #include "compiler/Codegen/Passes.h"
 #include "compiler/Codegen/RuntimeCalls.h"
@@ -79,13 +80,18 @@ struct GPUTilePass : ::tdsl::impl::GPUTileBase<GPUTilePass> {
           threadSizes[loop] = 0;
         }
       }
+      // Written as gpu.launch after bufferization (GPUKernelForms.h).
+      bool later = ::tdsl::isStagedTileKernel(op) || ::tdsl::isRowReduction(op);
       // A grid has 3 dimensions: more parallel loops stay on the host.
-      if (llvm::count_if(blockSizes, [](int64_t s) { return s != 0; }) > 3)
+      if (!later &&
+          llvm::count_if(blockSizes, [](int64_t s) { return s != 0; }) > 3)
         continue;
       // The runtime credits this work to the next launch: this op's kernel.
       rw.setInsertionPoint(op);
       auto [flops, bytes] = ::tdsl::buildKernelWork(rw, op.getLoc(), op);
       rt.call(rw, op.getLoc(), "tdsl_cuda_set_work", {}, {flops, bytes});
+      if (later)
+        continue;
       Operation *inner = tileOp(rw, op, blockSizes);
       if (!inner)
         continue;

@@ -274,6 +274,67 @@ def GPUTile : Pass<"tdsl-gpu-tile", "mlir::ModuleOp"> {
   ];
 }
 
+def GPUStageShared : Pass<"tdsl-gpu-stage-shared", "mlir::ModuleOp"> {
+  let summary = "Contractions and window ops as T x T tile kernels with inputs staged in shared memory";
+  let description = [{
+    A bufferized linalg op with one output over two or more parallel loops
+    that reads a window per output (reduction loops: matmul; or loops in its
+    body: a convolution written as `parallel for` with an inner `sum`)
+    becomes a `gpu.launch` of `tile` x `tile` threads per tile of outputs,
+    one output per thread. The box of an input that a block reads (affine
+    subscripts with non-negative coefficients) is copied into workgroup
+    memory by all the block's threads, followed by `gpu.barrier`, and read
+    from there. A contraction stages its first reduction loop in chunks of
+    up to 16 (two barriers per chunk). Inputs read about once per thread, or
+    with other subscripts, or beyond the 40 KiB budget, are read from global
+    memory. A fill of the output just before the op becomes the initial
+    value of each thread's accumulator.
+
+    ```mlir
+    // before
+    linalg.matmul ins(%A, %B : memref<256x256xf32>, memref<256x256xf32>) outs(%C : ...)
+    // after
+    gpu.launch blocks(...) in (16, 16, 1) threads(...) in (16, 16, 1)
+        workgroup(%a : memref<16x16xf32, #gpu.address_space<workgroup>>,
+                  %b : memref<16x16xf32, #gpu.address_space<workgroup>>) {
+      %c = scf.for %k0 = 0 to 256 step 16 iter_args(%acc = %zero) {
+        ... each thread copies one element of A's and B's tiles ...
+        gpu.barrier
+        ... 16 multiply-adds from %a and %b ...
+        gpu.barrier
+      }
+      scf.if %valid { memref.store %c, %C[...] }
+    }
+    ```
+  }];
+  let options = [
+    Option<"tile", "tile", "int64_t", /*default=*/"16",
+           "Rows and columns of outputs (and threads) per block">,
+  ];
+  let dependentDialects = ["mlir::gpu::GPUDialect", "mlir::scf::SCFDialect",
+                           "mlir::memref::MemRefDialect", "mlir::arith::ArithDialect",
+                           "mlir::affine::AffineDialect"];
+}
+
+def GPUWrapBitcode : Pass<"tdsl-gpu-wrap-bitcode", "mlir::ModuleOp"> {
+  let summary = "Give the LLVM bitcode objects of gpu.binary ops a wrapper header with their size";
+  let description = [{
+    With `tdslc --gpu-bitcode` the kernels are embedded as LLVM bitcode
+    (`gpu-module-to-binary{format=llvm}`) for the CPU emulator of the tests.
+    The driver API passes a module image without its size; this pass
+    prefixes each such object with LLVM's bitcode wrapper header (magic
+    0x0B17C0DE, version, offset, size, CPU type), which gives it.
+
+    ```mlir
+    // before
+    gpu.binary @k [#gpu.object<#nvvm.target, offload = "BC\C0\DE...">]
+    // after
+    gpu.binary @k [#gpu.object<#nvvm.target, offload = "\DE\C0\17\0B...BC\C0\DE...">]
+    ```
+  }];
+  let dependentDialects = ["mlir::gpu::GPUDialect"];
+}
+
 def GPUHostMemory : Pass<"tdsl-gpu-host-memory", "mlir::ModuleOp"> {
   let summary = "Put buffers where both the host and the GPU can reach them";
   let description = [{

@@ -110,6 +110,9 @@ void buildCUDAPipeline(OpPassManager &pm, const CUDAPipelineOptions &options,
                   "allow-return-allocs-from-loops},"
                   "canonicalize,buffer-deallocation-pipeline,canonicalize,"
                   "func.func(promote-buffers-to-stack)");
+  GPUStageSharedOptions staging;
+  staging.tile = tiling.tile;
+  pm.addPass(createGPUStageShared(staging));
   pm.addPass(createGPUReduce());
   addUpstream(pm, "convert-linalg-to-loops");
   pm.addPass(createGPUHostMemory());
@@ -131,10 +134,13 @@ void buildCUDAPipeline(OpPassManager &pm, const CUDAPipelineOptions &options,
                        "reconcile-unrealized-casts");
   if (stopAfter == CUDAStage::NVVM)
     return;
-  std::string toBinary = "gpu-module-to-binary{format=isa";
+  std::string toBinary = "gpu-module-to-binary{format=";
+  toBinary += options.bitcode ? "llvm" : "isa";
   if (!options.toolkitPath.empty())
     toBinary += " toolkit=" + options.toolkitPath;
   addUpstream(pm, toBinary + "}");
+  if (options.bitcode)
+    pm.addPass(createGPUWrapBitcode());
   if (stopAfter == CUDAStage::Binary)
     return;
   addUpstream(pm, "convert-scf-to-cf,convert-math-to-libm,gpu-to-llvm,"

@@ -257,6 +257,8 @@ int runJIT(ModuleOp module, const CPUPipelineOptions &options,
     error = llvm::toString(engine.takeError());
     return -1;
   }
+  // Global constructors: a CUDA program loads its kernels' modules in one.
+  (*engine)->initialize();
   auto sym = (*engine)->lookup("main");
   if (!sym) {
     error = llvm::toString(sym.takeError());

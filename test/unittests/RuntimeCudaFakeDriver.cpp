@@ -14,8 +14,15 @@
 //
 // Only the _v1 name of cuEventElapsedTime is exported, to exercise the
 // runtime's fallback; TDSL_FAKE_CUDA_NO_LAUNCH leaves out cuLaunchKernel.
+// With TDSL_FAKE_CUDA_EMULATE (libtdsl_emu_cuda), modules of LLVM bitcode
+// (tdslc --gpu-bitcode) are compiled for the CPU and their kernels run
+// (CudaEmulator.h); "device memory" is host memory, so they compute.
 //
 //===----------------------------------------------------------------------===//
+#ifdef TDSL_FAKE_CUDA_EMULATE
+#include "CudaEmulator.h"
+#endif
+
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -44,6 +51,7 @@ struct Event {
 };
 struct Function {
   char name[64];
+  void *emulated = nullptr; // an emulated kernel
 };
 
 std::mutex mutex;
@@ -118,6 +126,17 @@ FAKE cuCtxSetCurrent(void *ctx) { return ctx ? kSuccess : kInvalidValue; }
 
 FAKE cuModuleLoadDataEx(void **module, const void *image, unsigned n,
                         int *options, void **values) {
+#ifdef TDSL_FAKE_CUDA_EMULATE
+  if (tdsl::emu::isBitcode(image)) {
+    std::string error;
+    if ((*module = tdsl::emu::loadModule(image, error)))
+      return kSuccess;
+    for (unsigned i = 0; i < n; ++i)
+      if (options[i] == 5) // CU_JIT_ERROR_LOG_BUFFER
+        std::snprintf(static_cast<char *>(values[i]), 1024, "%s", error.c_str());
+    return kInvalidPtx;
+  }
+#endif
   if (std::strncmp(static_cast<const char *>(image), "BAD", 3) != 0)
     return *module = &moduleTag, kSuccess;
   for (unsigned i = 0; i < n; ++i)
@@ -126,17 +145,43 @@ FAKE cuModuleLoadDataEx(void **module, const void *image, unsigned n,
                   "ptxas fatal   : Unexpected token 'BAD' at line 1");
   return kInvalidPtx;
 }
-FAKE cuModuleUnload(void *) { return kSuccess; }
-FAKE cuModuleGetFunction(Function **f, void *, const char *name) {
+FAKE cuModuleUnload(void *module) {
+#ifdef TDSL_FAKE_CUDA_EMULATE
+  if (module != &moduleTag)
+    tdsl::emu::unloadModule(module);
+#endif
+  (void)module;
+  return kSuccess;
+}
+FAKE cuModuleGetFunction(Function **f, void *module, const char *name) {
   if (!std::strcmp(name, "missing"))
     return kNotFound;
+  void *emulated = nullptr;
+#ifdef TDSL_FAKE_CUDA_EMULATE
+  if (module != &moduleTag && !(emulated = tdsl::emu::getKernel(module, name)))
+    return kNotFound;
+#endif
+  (void)module;
   *f = new Function;
   std::snprintf((*f)->name, sizeof (*f)->name, "%s", name);
+  (*f)->emulated = emulated;
   return kSuccess;
 }
 #ifndef TDSL_FAKE_CUDA_NO_LAUNCH
-FAKE cuLaunchKernel(Function *f, unsigned, unsigned, unsigned, unsigned,
-                    unsigned, unsigned, unsigned, void *, void **, void **) {
+FAKE cuLaunchKernel(Function *f, unsigned gx, unsigned gy, unsigned gz,
+                    unsigned bx, unsigned by, unsigned bz, unsigned, void *,
+                    void **params, void **) {
+#ifdef TDSL_FAKE_CUDA_EMULATE
+  if (f->emulated) {
+    const unsigned grid[3] = {gx, gy, gz}, block[3] = {bx, by, bz};
+    std::string error;
+    if (tdsl::emu::launch(f->emulated, grid, block, params, error))
+      return kSuccess;
+    std::fprintf(stderr, "tdsl_emu_cuda: kernel '%s': %s\n", f->name, error.c_str());
+    return kLaunchFailed;
+  }
+#endif
+  (void)gx, (void)gy, (void)gz, (void)bx, (void)by, (void)bz, (void)params;
   if (!std::strcmp(f->name, "bad"))
     return kLaunchFailed;
   if (!std::strcmp(f->name, "fail_later")) {

@@ -82,6 +82,12 @@ static cl::opt<int64_t> gpuTile(
     cl::desc("With --target=cuda: outputs per block side of contractions "
              "(default 16, so 16x16 threads)"),
     cl::init(0), cl::cat(tdslCategory));
+static cl::opt<bool> gpuBitcode(
+    "gpu-bitcode",
+    cl::desc("With --target=cuda: embed each kernel as LLVM bitcode instead "
+             "of PTX, for the CPU emulator of the tests (libtdsl_emu_cuda); "
+             "a real driver rejects it"),
+    cl::Hidden, cl::cat(tdslCategory));
 static cl::opt<std::string> gpuArch(
     "gpu-arch", cl::desc("With --target=cuda: sm_90 (default) or sm_80"),
     cl::init("sm_90"), cl::cat(tdslCategory));
@@ -178,6 +184,8 @@ static RunResult runTarget(const char *argv0, llvm::StringRef tgt) {
     args.push_back("--threads=" + std::to_string(threads));
   if (tgt == "cuda")
     args.push_back("--gpu-arch=" + gpuArch);
+  if (tgt == "cuda" && gpuBitcode)
+    args.push_back("--gpu-bitcode");
   for (const std::string &dir : includeDirs)
     args.push_back("-I" + dir);
   llvm::SmallVector<llvm::StringRef> refs(args.begin(), args.end());
@@ -350,7 +358,7 @@ int main(int argc, char **argv) {
     return 1;
   }
   if (!cuda && (gpuArch.getNumOccurrences() || gpuBlockSize.getNumOccurrences() ||
-                gpuTile.getNumOccurrences())) {
+                gpuTile.getNumOccurrences() || gpuBitcode)) {
     error() << "--gpu-arch, --gpu-block-size and --gpu-tile need --target=cuda\n";
     return 1;
   }
@@ -464,6 +472,7 @@ int main(int argc, char **argv) {
     cudaOptions.toolkitPath = getCUDAToolkitPath();
     cudaOptions.blockSize = gpuBlockSize;
     cudaOptions.tile = gpuTile;
+    cudaOptions.bitcode = gpuBitcode;
     CUDAStage stage = CUDAStage::LLVMDialect;
     if (emit == Emit::Linalg || emit == Emit::Tiled)
       stage = CUDAStage::Tiled;

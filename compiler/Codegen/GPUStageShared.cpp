@@ -1,0 +1,682 @@
+//===- GPUStageShared.cpp - T x T tile kernels with inputs in shared memory -===//
+//
+// A contraction or a window op (isStagedTileKernel) reads each input element
+// from many threads. This pass writes it as one gpu.launch with a block of
+// T x T threads per T x T tile of outputs. The part of an input that a
+// block reads (its footprint: a box, since subscripts are affine with
+// non-negative coefficients) is copied into shared memory by all the
+// block's threads, then read from there. Contractions stage their first
+// reduction loop in chunks; inputs that would not be reused, or whose
+// subscripts are not affine, or that do not fit, are read from global memory.
+//
+//===----------------------------------------------------------------------===//
+#include "compiler/Codegen/GPUKernelForms.h"
+#include "compiler/Codegen/Passes.h"
+
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
+
+#include "llvm/ADT/SmallBitVector.h"
+
+#include <functional>
+
+namespace tdsl {
+#define GEN_PASS_DEF_GPUSTAGESHARED
+#include "compiler/Codegen/Passes.h.inc"
+} // namespace tdsl
+
+using namespace mlir;
+
+bool tdsl::isStagedTileKernel(linalg::LinalgOp op) {
+  if (op.getNumDpsInits() != 1 || op.getNumParallelLoops() < 2 ||
+      op.getNumLoops() == 0)
+    return false;
+  // Each thread owns one output: the output is indexed by exactly the
+  // parallel loops.
+  AffineMap out = op.getMatchingIndexingMap(op.getDpsInitOperand(0));
+  if (!out.isProjectedPermutation() ||
+      out.getNumResults() != op.getNumParallelLoops())
+    return false;
+  for (AffineExpr e : out.getResults())
+    if (!(utils::IteratorType::parallel == 
+            op.getIteratorTypesArray()[cast<AffineDimExpr>(e).getPosition()]))
+      return false;
+  bool window = op.getNumReductionLoops() > 0;
+  op.getBlock()->walk([&](scf::ForOp) { window = true; });
+  return window;
+}
+
+std::optional<Value> tdsl::takeInitFill(linalg::LinalgOp op, unsigned output) {
+  Value out = op.getDpsInits()[output];
+  for (Operation *prev = op->getPrevNode(); prev; prev = prev->getPrevNode()) {
+    auto fill = dyn_cast<linalg::FillOp>(prev);
+    if (fill && fill.hasPureBufferSemantics() && fill.getDpsInits()[0] == out) {
+      Value v = fill.getDpsInputs()[0]; // defined before the fill
+      fill.erase();
+      return v;
+    }
+    if (llvm::is_contained(prev->getOperands(), out) || prev->getNumRegions())
+      break;
+  }
+  return std::nullopt;
+}
+
+namespace {
+
+constexpr int64_t kSharedBudgetBytes = 40 * 1024; // of the 48 KiB static limit
+
+/// An affine subscript: constant + sum of coef * variable. Variables are the
+/// op's loops (0..numLoops-1) and the scf.for loops of its body after them.
+struct Form {
+  int64_t constant = 0;
+  SmallVector<int64_t> coef;
+  /// Clamped by min/max somewhere: the subscript may leave the box (a
+  /// clamp to a bound outside it), so its loads check.
+  bool clamped = false;
+};
+
+/// What the kernel needs to know of the op's loops and body loops.
+struct Vars {
+  unsigned numLoops = 0;
+  SmallVector<scf::ForOp> bodyLoops;
+  /// Per variable, its extent in one staging step, if static.
+  SmallVector<std::optional<int64_t>> stageExtent;
+  int64_t px = -1, py = -1, r0 = -1; // loop numbers
+  unsigned size() const { return stageExtent.size(); }
+};
+
+std::optional<int64_t> constantOf(Value v) {
+  if (auto c = getConstantIntValue(v))
+    return *c;
+  return std::nullopt;
+}
+
+std::optional<Form> scaled(std::optional<Form> f, int64_t k) {
+  if (!f)
+    return std::nullopt;
+  f->constant *= k;
+  for (int64_t &c : f->coef)
+    c *= k;
+  return f;
+}
+
+std::optional<Form> added(std::optional<Form> a, std::optional<Form> b) {
+  if (!a || !b)
+    return std::nullopt;
+  a->constant += b->constant;
+  a->clamped |= b->clamped;
+  for (unsigned i = 0; i < a->coef.size(); ++i)
+    a->coef[i] += b->coef[i];
+  return a;
+}
+
+/// The form of an SSA subscript in the op's body (index and integer
+/// arithmetic: values are small and non-negative, so casts are exact).
+std::optional<Form> formOf(Value v, const Vars &vars, unsigned depth = 0) {
+  Form f;
+  f.coef.assign(vars.size(), 0);
+  if (depth > 32)
+    return std::nullopt;
+  if (auto c = constantOf(v)) {
+    f.constant = *c;
+    return f;
+  }
+  if (auto arg = dyn_cast<BlockArgument>(v)) {
+    for (auto [i, loop] : llvm::enumerate(const_cast<Vars &>(vars).bodyLoops))
+      if (loop.getInductionVar() == arg) {
+        f.coef[vars.numLoops + i] = 1;
+        return f;
+      }
+    return std::nullopt;
+  }
+  Operation *def = v.getDefiningOp();
+  if (auto index = dyn_cast<linalg::IndexOp>(def)) {
+    f.coef[index.getDim()] = 1;
+    return f;
+  }
+  if (isa<arith::IndexCastOp, arith::IndexCastUIOp, arith::ExtSIOp,
+          arith::ExtUIOp>(def))
+    return formOf(def->getOperand(0), vars, depth + 1);
+  if (isa<arith::AddIOp>(def))
+    return added(formOf(def->getOperand(0), vars, depth + 1),
+                 formOf(def->getOperand(1), vars, depth + 1));
+  if (isa<arith::SubIOp>(def))
+    return added(formOf(def->getOperand(0), vars, depth + 1),
+                 scaled(formOf(def->getOperand(1), vars, depth + 1), -1));
+  // clamp(v, lo, hi) = min(max(v, lo), hi): the form of v, clamped.
+  if (isa<arith::MaxSIOp, arith::MinSIOp>(def)) {
+    for (Value side : def->getOperands())
+      if (auto inner = formOf(side, vars, depth + 1);
+          inner && llvm::any_of(inner->coef, [](int64_t c) { return c; })) {
+        inner->clamped = true;
+        return inner;
+      }
+    return std::nullopt;
+  }
+  if (isa<arith::MulIOp>(def)) {
+    if (auto k = constantOf(def->getOperand(1)))
+      return scaled(formOf(def->getOperand(0), vars, depth + 1), *k);
+    if (auto k = constantOf(def->getOperand(0)))
+      return scaled(formOf(def->getOperand(1), vars, depth + 1), *k);
+  }
+  return std::nullopt;
+}
+
+/// The form of an indexing-map result (dims, constants, +, * constant).
+std::optional<Form> formOf(AffineExpr e, const Vars &vars) {
+  Form f;
+  f.coef.assign(vars.size(), 0);
+  if (auto d = dyn_cast<AffineDimExpr>(e)) {
+    f.coef[d.getPosition()] = 1;
+    return f;
+  }
+  if (auto c = dyn_cast<AffineConstantExpr>(e)) {
+    f.constant = c.getValue();
+    return f;
+  }
+  auto bin = dyn_cast<AffineBinaryOpExpr>(e);
+  if (!bin)
+    return std::nullopt;
+  if (e.getKind() == AffineExprKind::Add)
+    return added(formOf(bin.getLHS(), vars), formOf(bin.getRHS(), vars));
+  if (e.getKind() == AffineExprKind::Mul)
+    if (auto k = dyn_cast<AffineConstantExpr>(bin.getRHS()))
+      return scaled(formOf(bin.getLHS(), vars), k.getValue());
+  return std::nullopt;
+}
+
+/// The allocation a memref view comes from.
+Value rootOf(Value v) {
+  while (auto view = v.getDefiningOp<ViewLikeOpInterface>())
+    v = view.getViewSource();
+  return v;
+}
+
+/// An input staged in shared memory: the box its accesses cover in one step.
+struct Staged {
+  Value source;
+  SmallVector<int64_t> minConstant, shape;
+  SmallVector<SmallVector<int64_t>> coef; // per dimension, per variable
+  bool usesR0 = false;
+  bool clamped = false; // loads check that they fall in the box
+  Value shared;              // workgroup buffer, in the kernel
+  SmallVector<Value> origin; // global subscripts of shared[0, ...]
+  int64_t elements() const {
+    int64_t n = 1;
+    for (int64_t s : shape)
+      n *= s;
+    return n;
+  }
+  int64_t bytes() const {
+    return elements() *
+           int64_t((getElementTypeOrSelf(source.getType()).getIntOrFloatBitWidth() + 7) / 8);
+  }
+};
+
+/// Collects the accesses of `source` (each a list of forms) and computes
+/// the box; fails when they are not affine with non-negative coefficients,
+/// differ in their coefficients, involve a loop with no static extent, or
+/// would not be reused.
+std::optional<Staged> planStaged(Value source,
+                                 ArrayRef<SmallVector<Form>> accesses,
+                                 const Vars &vars, int64_t tile) {
+  auto type = dyn_cast<MemRefType>(source.getType());
+  if (!type || accesses.empty() || !type.getElementType().isIntOrFloat())
+    return std::nullopt;
+  Staged s;
+  s.source = source;
+  unsigned rank = type.getRank();
+  int64_t work = tile * tile;
+  llvm::SmallBitVector used(vars.size());
+  for (unsigned j = 0; j < rank; ++j) {
+    const Form &first = accesses.front()[j];
+    int64_t lo = first.constant, hi = first.constant;
+    for (ArrayRef<Form> access : accesses) {
+      if (access[j].coef != first.coef)
+        return std::nullopt;
+      lo = std::min(lo, access[j].constant);
+      hi = std::max(hi, access[j].constant);
+      s.clamped |= access[j].clamped;
+    }
+    int64_t extent = hi - lo + 1;
+    for (unsigned v = 0; v < vars.size(); ++v) {
+      int64_t c = first.coef[v];
+      if (c == 0)
+        continue;
+      if (c < 0 || !vars.stageExtent[v])
+        return std::nullopt;
+      extent += c * (*vars.stageExtent[v] - 1);
+      used.set(v);
+    }
+    s.minConstant.push_back(lo);
+    s.shape.push_back(extent);
+    s.coef.push_back(first.coef);
+  }
+  for (unsigned v : used.set_bits())
+    if (int64_t(v) != vars.px && int64_t(v) != vars.py)
+      work *= *vars.stageExtent[v];
+  s.usesR0 = vars.r0 >= 0 && used.test(vars.r0);
+  if (rank == 0 || 2 * s.elements() > work)
+    return std::nullopt; // read about once per thread: no gain
+  return s;
+}
+
+struct GPUStageSharedPass
+    : ::tdsl::impl::GPUStageSharedBase<GPUStageSharedPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    if (tile < 1 || tile * tile > 1024) {
+      getOperation().emitError("tile must be between 1 and 32");
+      return signalPassFailure();
+    }
+    SmallVector<linalg::LinalgOp> ops;
+    getOperation().walk([&](linalg::LinalgOp op) {
+      if (op.hasPureBufferSemantics() && !isa<linalg::FillOp>(op) &&
+          !op->getParentOfType<gpu::LaunchOp>() &&
+          !op->getParentOfType<scf::ForallOp>() &&
+          !op->getParentOfType<scf::ParallelOp>() &&
+          !op->getParentOfType<linalg::LinalgOp>() &&
+          ::tdsl::isStagedTileKernel(op))
+        ops.push_back(op);
+    });
+    for (linalg::LinalgOp op : ops)
+      rewrite(op);
+  }
+
+  Vars varsOf(linalg::LinalgOp op, int64_t chunk) {
+    Vars vars;
+    vars.numLoops = op.getNumLoops();
+    op.getBlock()->walk([&](scf::ForOp loop) { vars.bodyLoops.push_back(loop); });
+    AffineMap out = op.getMatchingIndexingMap(op.getDpsInitOperand(0));
+    unsigned n = out.getNumResults();
+    vars.px = cast<AffineDimExpr>(out.getResult(n - 1)).getPosition();
+    vars.py = cast<AffineDimExpr>(out.getResult(n - 2)).getPosition();
+    SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+    auto iters = op.getIteratorTypesArray();
+    for (unsigned d = 0; d < vars.numLoops; ++d) {
+      std::optional<int64_t> extent;
+      if (int64_t(d) == vars.px || int64_t(d) == vars.py)
+        extent = tile;
+      else if ((utils::IteratorType::parallel == iters[d]))
+        extent = 1;
+      else if (vars.r0 < 0) {
+        vars.r0 = d;
+        extent = chunk;
+      } else if (!ShapedType::isDynamic(ranges[d]))
+        extent = ranges[d];
+      vars.stageExtent.push_back(extent);
+    }
+    for (scf::ForOp loop : vars.bodyLoops) {
+      auto lb = constantOf(loop.getLowerBound()), ub = constantOf(loop.getUpperBound()),
+           step = constantOf(loop.getStep());
+      std::optional<int64_t> extent;
+      if (lb == 0 && step == 1 && ub && *ub > 0)
+        extent = *ub;
+      vars.stageExtent.push_back(extent);
+    }
+    return vars;
+  }
+
+  /// The inputs worth staging for a reduction chunk of `chunk`.
+  SmallVector<Staged, 4> plan(linalg::LinalgOp op, int64_t chunk, Vars &vars) {
+    vars = varsOf(op, chunk);
+    Value outRoot = rootOf(op.getDpsInits()[0]);
+    // Accesses per source: the op's inputs by their maps, and memref.load in
+    // the body of buffers defined outside it.
+    llvm::MapVector<Value, SmallVector<SmallVector<Form>>> accesses;
+    llvm::DenseSet<Value> rejected;
+    auto add = [&](Value source, SmallVector<Form> forms, size_t rank) {
+      if (forms.size() != rank)
+        rejected.insert(source); // a subscript that is not affine
+      else
+        accesses[source].push_back(std::move(forms));
+    };
+    for (OpOperand *in : op.getDpsInputOperands()) {
+      if (!isa<MemRefType>(in->get().getType()))
+        continue;
+      SmallVector<Form> forms;
+      AffineMap map = op.getMatchingIndexingMap(in);
+      for (AffineExpr e : map.getResults())
+        if (auto f = formOf(e, vars))
+          forms.push_back(*f);
+      add(in->get(), forms, map.getNumResults());
+    }
+    op.getBlock()->walk([&](Operation *inner) {
+      for (Value v : inner->getOperands()) {
+        if (!isa<MemRefType>(v.getType()) ||
+            op->isAncestor(v.getParentBlock()->getParentOp()))
+          continue;
+        auto load = dyn_cast<memref::LoadOp>(inner);
+        if (!load) {
+          rejected.insert(v); // written or viewed in the body
+          continue;
+        }
+        SmallVector<Form> forms;
+        for (Value i : load.getIndices())
+          if (auto f = formOf(i, vars))
+            forms.push_back(*f);
+        add(v, forms, load.getIndices().size());
+      }
+    });
+    SmallVector<Staged, 4> staged;
+    for (auto &[source, list] : accesses) {
+      if (rejected.contains(source) || rootOf(source) == outRoot)
+        continue;
+      if (auto s = planStaged(source, list, vars, tile))
+        staged.push_back(*s);
+    }
+    return staged;
+  }
+
+  void rewrite(linalg::LinalgOp op) {
+    Location loc = op.getLoc();
+    MLIRContext *ctx = &getContext();
+    SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+    bool hasReduction = op.getNumReductionLoops() > 0;
+    int64_t chunk = 1;
+    if (hasReduction) {
+      unsigned r0 = 0;
+      while (!(utils::IteratorType::reduction == op.getIteratorTypesArray()[r0]))
+        ++r0;
+      chunk = ShapedType::isDynamic(ranges[r0]) ? 16
+                                                : std::clamp<int64_t>(ranges[r0], 1, 16);
+    }
+    // Halve the chunk until the staged inputs fit, then drop the largest.
+    Vars vars;
+    SmallVector<Staged, 4> staged = plan(op, chunk, vars);
+    auto total = [&] {
+      int64_t sum = 0;
+      for (Staged &s : staged)
+        sum += s.bytes();
+      return sum;
+    };
+    while (total() > kSharedBudgetBytes && chunk > 1)
+      staged = plan(op, chunk /= 2, vars);
+    llvm::sort(staged, [](const Staged &a, const Staged &b) {
+      return a.bytes() < b.bytes();
+    });
+    while (total() > kSharedBudgetBytes)
+      staged.pop_back();
+
+    OpBuilder b(op);
+    auto cidx = [&](OpBuilder &bb, int64_t v) -> Value {
+      return arith::ConstantIndexOp::create(bb, loc, v);
+    };
+    SmallVector<Value> extents;
+    for (Range &r : op.createLoopRanges(b, loc))
+      extents.push_back(getValueOrCreateConstantIndexOp(b, loc, r.size));
+    Value out = op.getDpsInits()[0];
+    Type elemType = getElementTypeOrSelf(out.getType());
+
+    std::optional<Value> fillValue = ::tdsl::takeInitFill(op);
+
+    Value T = cidx(b, tile);
+    SmallVector<unsigned> outer;
+    for (unsigned d = 0; d < vars.numLoops; ++d)
+      if ((utils::IteratorType::parallel == op.getIteratorTypesArray()[d]) &&
+          int64_t(d) != vars.px && int64_t(d) != vars.py)
+        outer.push_back(d);
+    Value gridZ = cidx(b, 1);
+    for (unsigned d : outer)
+      gridZ = arith::MulIOp::create(b, loc, gridZ, extents[d]);
+    Value gridX = arith::CeilDivUIOp::create(b, loc, extents[vars.px], T);
+    Value gridY = arith::CeilDivUIOp::create(b, loc, extents[vars.py], T);
+    SmallVector<Type> sharedTypes;
+    auto workgroup = gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup);
+    for (Staged &s : staged)
+      sharedTypes.push_back(MemRefType::get(
+          s.shape, getElementTypeOrSelf(s.source.getType()), AffineMap(), workgroup));
+    Value one = cidx(b, 1);
+    auto launch = gpu::LaunchOp::create(b, loc, gridX, gridY, gridZ, T, T, one,
+                                        nullptr, nullptr, {}, sharedTypes);
+    for (auto [s, arg] : llvm::zip(staged, launch.getWorkgroupAttributions()))
+      s.shared = arg;
+
+    OpBuilder kb = OpBuilder::atBlockBegin(&launch.getBody().front());
+    Value zero = cidx(kb, 0);
+    Value tx = launch.getThreadIds().x, ty = launch.getThreadIds().y;
+    Value bx = launch.getBlockIds().x, by = launch.getBlockIds().y;
+    SmallVector<Value> dims(vars.numLoops, zero), bases(vars.size(), zero);
+    Value kT = cidx(kb, tile);
+    bases[vars.px] = arith::MulIOp::create(kb, loc, bx, kT);
+    bases[vars.py] = arith::MulIOp::create(kb, loc, by, kT);
+    dims[vars.px] = arith::AddIOp::create(kb, loc, bases[vars.px], tx);
+    dims[vars.py] = arith::AddIOp::create(kb, loc, bases[vars.py], ty);
+    Value rest = launch.getBlockIds().z;
+    for (unsigned d : llvm::reverse(outer)) {
+      dims[d] = arith::RemUIOp::create(kb, loc, rest, extents[d]);
+      bases[d] = dims[d];
+      rest = arith::DivUIOp::create(kb, loc, rest, extents[d]);
+    }
+    Value valid = arith::AndIOp::create(
+        kb, loc,
+        arith::CmpIOp::create(kb, loc, arith::CmpIPredicate::ult, dims[vars.px],
+                              extents[vars.px]),
+        arith::CmpIOp::create(kb, loc, arith::CmpIPredicate::ult, dims[vars.py],
+                              extents[vars.py]));
+    SmallVector<Value> outIdx;
+    for (AffineExpr e : op.getMatchingIndexingMap(op.getDpsInitOperand(0)).getResults())
+      outIdx.push_back(dims[cast<AffineDimExpr>(e).getPosition()]);
+    Value elemZero =
+        arith::ConstantOp::create(kb, loc, cast<TypedAttr>(kb.getZeroAttr(elemType)));
+    Value acc0;
+    if (fillValue) {
+      acc0 = *fillValue;
+    } else {
+      auto ifValid = scf::IfOp::create(kb, loc, TypeRange{elemType}, valid, true);
+      OpBuilder tb = ifValid.getThenBodyBuilder();
+      scf::YieldOp::create(tb, loc, ValueRange{memref::LoadOp::create(tb, loc, out, outIdx)});
+      OpBuilder eb = ifValid.getElseBodyBuilder();
+      scf::YieldOp::create(eb, loc, elemZero);
+      acc0 = ifValid.getResult(0);
+    }
+    Value tid = arith::AddIOp::create(kb, loc, arith::MulIOp::create(kb, loc, ty, kT), tx);
+
+    // Copies the boxes of `group` (origin at `bases`) into shared memory.
+    auto stage = [&](OpBuilder &sb, bool r0Group) {
+      for (Staged &s : staged) {
+        if (s.usesR0 != r0Group)
+          continue;
+        s.origin.clear();
+        for (unsigned j = 0; j < s.shape.size(); ++j) {
+          Value o = cidx(sb, s.minConstant[j]);
+          for (unsigned v = 0; v < vars.size(); ++v)
+            if (s.coef[j][v])
+              o = arith::AddIOp::create(
+                  sb, loc, o,
+                  arith::MulIOp::create(sb, loc, bases[v], cidx(sb, s.coef[j][v])));
+          s.origin.push_back(o);
+        }
+        auto loop = scf::ForOp::create(sb, loc, tid, cidx(sb, s.elements()),
+                                       cidx(sb, tile * tile));
+        OpBuilder lb = OpBuilder::atBlockBegin(loop.getBody());
+        Type srcElem = getElementTypeOrSelf(s.source.getType());
+        SmallVector<Value> local(s.shape.size()), global(s.shape.size());
+        Value r = loop.getInductionVar();
+        Value inBounds;
+        for (unsigned j = s.shape.size(); j-- > 0;) {
+          local[j] = j == 0 ? r : (Value)arith::RemUIOp::create(lb, loc, r, cidx(lb, s.shape[j]));
+          if (j > 0)
+            r = arith::DivUIOp::create(lb, loc, r, cidx(lb, s.shape[j]));
+          global[j] = arith::AddIOp::create(lb, loc, s.origin[j], local[j]);
+          Value size = memref::DimOp::create(lb, loc, s.source, j);
+          Value ok = arith::AndIOp::create(
+              lb, loc,
+              arith::CmpIOp::create(lb, loc, arith::CmpIPredicate::sge, global[j],
+                                    cidx(lb, 0)),
+              arith::CmpIOp::create(lb, loc, arith::CmpIPredicate::slt, global[j], size));
+          inBounds = inBounds ? (Value)arith::AndIOp::create(lb, loc, inBounds, ok) : ok;
+        }
+        auto ifIn = scf::IfOp::create(lb, loc, TypeRange{srcElem}, inBounds, true);
+        OpBuilder tb = ifIn.getThenBodyBuilder();
+        scf::YieldOp::create(tb, loc,
+                             ValueRange{memref::LoadOp::create(tb, loc, s.source, global)});
+        OpBuilder eb = ifIn.getElseBodyBuilder();
+        scf::YieldOp::create(eb, loc, ValueRange{arith::ConstantOp::create(
+                                          eb, loc, cast<TypedAttr>(eb.getZeroAttr(srcElem)))});
+        memref::StoreOp::create(lb, loc, ifIn.getResult(0), s.shared, local);
+      }
+    };
+
+    // Loads from shared memory at global subscripts `at`.
+    auto loadStaged = [&](OpBuilder &lb, Staged &s, ValueRange at) -> Value {
+      SmallVector<Value> local;
+      Value inBox;
+      for (auto [j, g, o] : llvm::enumerate(at, s.origin)) {
+        local.push_back(arith::SubIOp::create(lb, loc, g, o));
+        if (!s.clamped)
+          continue;
+        Value ok = arith::AndIOp::create(
+            lb, loc,
+            arith::CmpIOp::create(lb, loc, arith::CmpIPredicate::sge, local.back(),
+                                  cidx(lb, 0)),
+            arith::CmpIOp::create(lb, loc, arith::CmpIPredicate::slt, local.back(),
+                                  cidx(lb, s.shape[j])));
+        inBox = inBox ? (Value)arith::AndIOp::create(lb, loc, inBox, ok) : ok;
+      }
+      if (!s.clamped)
+        return memref::LoadOp::create(lb, loc, s.shared, local);
+      // A clamped subscript outside the box reads global memory.
+      Type elem = getElementTypeOrSelf(s.source.getType());
+      auto ifIn = scf::IfOp::create(lb, loc, TypeRange{elem}, inBox, true);
+      OpBuilder tb = ifIn.getThenBodyBuilder();
+      scf::YieldOp::create(tb, loc, ValueRange{memref::LoadOp::create(tb, loc, s.shared, local)});
+      OpBuilder eb = ifIn.getElseBodyBuilder();
+      scf::YieldOp::create(eb, loc, ValueRange{memref::LoadOp::create(eb, loc, s.source, at)});
+      return ifIn.getResult(0);
+    };
+    auto stagedFor = [&](Value source) -> Staged * {
+      for (Staged &s : staged)
+        if (s.source == source)
+          return &s;
+      return nullptr;
+    };
+
+    // One iteration of the op's body at `dims`, combining into `acc`.
+    auto body = [&](OpBuilder &bb, Value acc) -> Value {
+      Block &block = *op.getBlock();
+      IRMapping map;
+      for (OpOperand *in : op.getDpsInputOperands()) {
+        BlockArgument arg = op.getMatchingBlockArgument(in);
+        if (!isa<MemRefType>(in->get().getType())) {
+          map.map(arg, in->get());
+          continue;
+        }
+        SmallVector<Value> at;
+        for (AffineExpr e : op.getMatchingIndexingMap(in).getResults())
+          at.push_back(affine::AffineApplyOp::create(
+              bb, loc, AffineMap::get(vars.numLoops, 0, e), dims));
+        Staged *s = stagedFor(in->get());
+        map.map(arg, s ? loadStaged(bb, *s, at)
+                       : (Value)memref::LoadOp::create(bb, loc, in->get(), at));
+      }
+      map.map(block.getArguments().back(), acc);
+      for (Operation &inner : block.without_terminator()) {
+        if (auto index = dyn_cast<linalg::IndexOp>(inner)) {
+          map.map(index.getResult(), dims[index.getDim()]);
+          continue;
+        }
+        Operation *clone = bb.clone(inner, map);
+        SmallVector<memref::LoadOp> loads;
+        clone->walk([&](memref::LoadOp l) { loads.push_back(l); });
+        for (memref::LoadOp l : loads)
+          if (Staged *s = stagedFor(l.getMemref())) {
+            OpBuilder rb(l);
+            l.replaceAllUsesWith(loadStaged(rb, *s, l.getIndices()));
+            l.erase();
+          }
+      }
+      return map.lookup(block.getTerminator()->getOperand(0));
+    };
+
+    // The loops over the reduction dimensions after r0, around `body`.
+    SmallVector<unsigned> otherReductions;
+    for (unsigned d = 0; d < vars.numLoops; ++d)
+      if ((utils::IteratorType::reduction == op.getIteratorTypesArray()[d]) &&
+          int64_t(d) != vars.r0)
+        otherReductions.push_back(d);
+    std::function<Value(OpBuilder &, unsigned, Value)> nest =
+        [&](OpBuilder &nb, unsigned level, Value acc) -> Value {
+      if (level == otherReductions.size())
+        return body(nb, acc);
+      unsigned d = otherReductions[level];
+      auto loop = scf::ForOp::create(nb, loc, cidx(nb, 0), extents[d], cidx(nb, 1),
+                                     ValueRange{acc});
+      OpBuilder lb = OpBuilder::atBlockBegin(loop.getBody());
+      dims[d] = loop.getInductionVar();
+      scf::YieldOp::create(lb, loc, nest(lb, level + 1, loop.getRegionIterArgs()[0]));
+      return loop.getResult(0);
+    };
+    // `compute(acc)` under `valid` (no barrier inside: threads may diverge).
+    auto guarded = [&](OpBuilder &gb, Value acc,
+                       function_ref<Value(OpBuilder &, Value)> compute) -> Value {
+      auto ifValid = scf::IfOp::create(gb, loc, TypeRange{elemType}, valid, true);
+      OpBuilder tb = ifValid.getThenBodyBuilder();
+      scf::YieldOp::create(tb, loc, ValueRange{compute(tb, acc)});
+      OpBuilder eb = ifValid.getElseBodyBuilder();
+      scf::YieldOp::create(eb, loc, acc);
+      return ifValid.getResult(0);
+    };
+
+    Value result;
+    if (vars.r0 >= 0) {
+      stage(kb, /*r0Group=*/false);
+      Value c = cidx(kb, chunk);
+      auto chunks = scf::ForOp::create(kb, loc, zero, extents[vars.r0], c,
+                                       ValueRange{acc0});
+      OpBuilder cb = OpBuilder::atBlockBegin(chunks.getBody());
+      Value k0 = chunks.getInductionVar();
+      bases[vars.r0] = k0;
+      stage(cb, /*r0Group=*/true);
+      gpu::BarrierOp::create(cb, loc);
+      Value count = arith::MinUIOp::create(
+          cb, loc, c, arith::SubIOp::create(cb, loc, extents[vars.r0], k0));
+      Value acc = guarded(cb, chunks.getRegionIterArgs()[0], [&](OpBuilder &gb, Value a) {
+        auto loop = scf::ForOp::create(gb, loc, cidx(gb, 0), count, cidx(gb, 1),
+                                       ValueRange{a});
+        OpBuilder lb = OpBuilder::atBlockBegin(loop.getBody());
+        dims[vars.r0] = arith::AddIOp::create(lb, loc, k0, loop.getInductionVar());
+        scf::YieldOp::create(lb, loc, nest(lb, 0, loop.getRegionIterArgs()[0]));
+        return loop.getResult(0);
+      });
+      gpu::BarrierOp::create(cb, loc);
+      scf::YieldOp::create(cb, loc, acc);
+      result = chunks.getResult(0);
+    } else {
+      stage(kb, /*r0Group=*/false);
+      if (!staged.empty())
+        gpu::BarrierOp::create(kb, loc);
+      result = guarded(kb, acc0, [&](OpBuilder &gb, Value a) { return body(gb, a); });
+    }
+    auto ifStore = scf::IfOp::create(kb, loc, valid, false);
+    OpBuilder sb = ifStore.getThenBodyBuilder();
+    memref::StoreOp::create(sb, loc, result, out, outIdx);
+    gpu::TerminatorOp::create(kb, loc);
+
+    // Buffers of the body are per thread: on the kernel's stack, made once.
+    SmallVector<memref::AllocOp> allocs;
+    launch.walk([&](memref::AllocOp a) { allocs.push_back(a); });
+    for (memref::AllocOp a : allocs) {
+      if (!a.getType().hasStaticShape())
+        continue;
+      OpBuilder ab = OpBuilder::atBlockBegin(&launch.getBody().front());
+      auto alloca = memref::AllocaOp::create(ab, a.getLoc(), a.getType(),
+                                             ValueRange{}, a.getAlignmentAttr());
+      for (Operation *user : llvm::to_vector(a->getUsers()))
+        if (isa<memref::DeallocOp>(user))
+          user->erase();
+      a.replaceAllUsesWith(alloca.getResult());
+      a.erase();
+    }
+    op->erase();
+  }
+};
+
+} // namespace
