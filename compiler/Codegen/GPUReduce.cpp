@@ -65,6 +65,29 @@ combinerOf(linalg::GenericOp op) {
   return std::nullopt; // unsigned/other: the host keeps it
 }
 
+/// The identity of a combiner (signed for integers: max and min here are
+/// arith.maxsi and minsi).
+TypedAttr identityOf(Type type, ::tdsl::Combine kind) {
+  using C = ::tdsl::Combine;
+  if (auto f = dyn_cast<FloatType>(type)) {
+    const llvm::fltSemantics &sem = f.getFloatSemantics();
+    switch (kind) {
+    case C::Add: return FloatAttr::get(f, APFloat::getZero(sem));
+    case C::Mul: return FloatAttr::get(f, APFloat::getOne(sem));
+    case C::Max: return FloatAttr::get(f, APFloat::getInf(sem, /*Negative=*/true));
+    case C::Min: return FloatAttr::get(f, APFloat::getInf(sem));
+    }
+  }
+  unsigned bits = type.getIntOrFloatBitWidth();
+  switch (kind) {
+  case C::Add: return IntegerAttr::get(type, APInt(bits, 0));
+  case C::Mul: return IntegerAttr::get(type, APInt(bits, 1));
+  case C::Max: return IntegerAttr::get(type, APInt::getSignedMinValue(bits));
+  case C::Min: return IntegerAttr::get(type, APInt::getSignedMaxValue(bits));
+  }
+  llvm_unreachable("unknown combiner");
+}
+
 /// `a <kind> b` in arith, for the serial combine of the partials.
 Value combine(OpBuilder &b, Location loc, Operation *like, Value a, Value v) {
   IRMapping map;
@@ -232,11 +255,7 @@ struct GPUReducePass : ::tdsl::impl::GPUReduceBase<GPUReducePass> {
       dims[d] = arith::RemUIOp::create(kb, loc, rest, extents[d]);
       rest = arith::DivUIOp::create(kb, loc, rest, extents[d]);
     }
-    Value identity = ::tdsl::buildIdentity(kb, loc, elemType, combineKind);
-    auto cst = identity.getDefiningOp();
-    Value init = arith::ConstantOp::create(
-        kb, loc, cast<TypedAttr>(cst->getAttr("value")));
-    cst->erase();
+    Value init = arith::ConstantOp::create(kb, loc, identityOf(elemType, combineKind));
     Value threadPartial =
         reduceShare(kb, loc, op, tid, total, numThreads, extents, dims, init);
     Value rowValue = gpu::AllReduceOp::create(
@@ -289,12 +308,7 @@ struct GPUReducePass : ::tdsl::impl::GPUReduceBase<GPUReducePass> {
     Value gid = arith::AddIOp::create(
         kb, loc, arith::MulIOp::create(kb, loc, bid, numThreads), tid);
     Value stride = arith::MulIOp::create(kb, loc, numBlocks, numThreads);
-    Value identity = ::tdsl::buildIdentity(kb, loc, elemType, combineKind);
-    // buildIdentity makes a tdsl.constant; the kernel wants arith.
-    auto cst = identity.getDefiningOp();
-    Value init = arith::ConstantOp::create(
-        kb, loc, cast<TypedAttr>(cst->getAttr("value")));
-    cst->erase();
+    Value init = arith::ConstantOp::create(kb, loc, identityOf(elemType, combineKind));
     SmallVector<Value> dims(extents.size());
     Value threadPartial =
         reduceShare(kb, loc, op, gid, total, stride, extents, dims, init);

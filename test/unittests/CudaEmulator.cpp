@@ -28,6 +28,7 @@
 #include <cstdint>
 #include <cstring>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <vector>
 
@@ -35,12 +36,12 @@ using namespace llvm;
 
 namespace {
 
-constexpr size_t kStackBytes = 256 * 1024;
+constexpr size_t kStackBytes = 128 * 1024;
 constexpr int kBlockGroup = -1;
 
 struct Fiber {
   ucontext_t context;
-  std::vector<char> stack;
+  std::unique_ptr<char[]> stack; // untouched until used
   unsigned tid[3] = {0, 0, 0};
   unsigned linear = 0;
   enum { Ready, Waiting, Done } state = Ready;
@@ -415,7 +416,7 @@ bool tdsl::emu::launch(void *kernel, const unsigned grid[3], const unsigned bloc
   unsigned count = block[0] * block[1] * block[2];
   l.fibers.resize(count);
   for (Fiber &f : l.fibers)
-    f.stack.resize(kStackBytes);
+    f.stack.reset(new char[kStackBytes]);
   active = &l;
   auto fail = [&](const std::string &what) {
     error = what + " in block (" + std::to_string(l.ctaid[0]) + ", " +
@@ -434,8 +435,8 @@ bool tdsl::emu::launch(void *kernel, const unsigned grid[3], const unsigned bloc
           f.tid[2] = i / (block[0] * block[1]);
           f.state = Fiber::Ready;
           getcontext(&f.context);
-          f.context.uc_stack.ss_sp = f.stack.data();
-          f.context.uc_stack.ss_size = f.stack.size();
+          f.context.uc_stack.ss_sp = f.stack.get();
+          f.context.uc_stack.ss_size = kStackBytes;
           f.context.uc_link = &l.scheduler;
           makecontext(&f.context, fiberMain, 0);
         }

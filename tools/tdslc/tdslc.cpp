@@ -369,6 +369,11 @@ int main(int argc, char **argv) {
                "(a block has at most 1024 threads)\n";
     return 1;
   }
+  if (gpuBitcode && emit == Emit::PTX) {
+    error() << "--gpu-bitcode embeds LLVM bitcode, not PTX: --emit=ptx needs "
+               "no --gpu-bitcode\n";
+    return 1;
+  }
   if (!cuda && (emit == Emit::GPU || emit == Emit::NVVM || emit == Emit::PTX)) {
     error() << "--emit=gpu, nvvm and ptx need --target=cuda\n";
     return 1;
