@@ -29,6 +29,7 @@ struct GPUHostMemoryPass : ::tdsl::impl::GPUHostMemoryBase<GPUHostMemoryPass> {
       // (small ones are on the stack after promote-buffers-to-stack).
       if (op->getParentOfType<gpu::GPUModuleOp>() ||
           op->getParentOfType<gpu::LaunchOp>() ||
+          op->getParentOfType<gpu::LaunchOp>() ||
           op->getParentOfType<scf::ForallOp>() ||
           op->getParentOfType<scf::ParallelOp>())
         return;

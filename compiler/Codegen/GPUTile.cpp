@@ -55,6 +55,27 @@ struct GPUTilePass : ::tdsl::impl::GPUTileBase<GPUTilePass> {
     });
     IRRewriter rw(ctx);
     ::tdsl::RuntimeCalls rt(fn->getParentOfType<ModuleOp>());
+    tileOps(rw, rt, candidates);
+    // Fills that no tile absorbed: a kernel of their own, unless their one
+    // user is written as gpu.launch later, which starts from the value.
+    SmallVector<linalg::LinalgOp> fills;
+    fn.walk([&](linalg::FillOp fill) {
+      if (!fill.hasPureTensorSemantics() || fill->getParentOfType<scf::ForallOp>() ||
+          fill->use_empty())
+        return;
+      if (fill->hasOneUse()) {
+        auto user = dyn_cast<linalg::LinalgOp>(*fill->user_begin());
+        if (user && (::tdsl::isStagedTileKernel(user) || ::tdsl::isRowReduction(user)))
+          return;
+      }
+      fill->setLoc(::tdsl::kernelLoc(fill, "fill")); // its kernel's name
+      fills.push_back(fill);
+    });
+    tileOps(rw, rt, fills);
+  }
+
+  void tileOps(IRRewriter &rw, ::tdsl::RuntimeCalls &rt,
+               ArrayRef<linalg::LinalgOp> candidates) {
     for (linalg::LinalgOp op : llvm::reverse(candidates)) {
       if (!op->getBlock())
         continue;

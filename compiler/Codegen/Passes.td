@@ -335,6 +335,33 @@ def GPUWrapBitcode : Pass<"tdsl-gpu-wrap-bitcode", "mlir::ModuleOp"> {
   let dependentDialects = ["mlir::gpu::GPUDialect"];
 }
 
+def GPUTransfers : Pass<"tdsl-gpu-transfers", "mlir::ModuleOp"> {
+  let summary = "Tell the runtime before each launch and host access where buffers are used";
+  let description = [{
+    Buffers are CUDA managed memory (tdsl-gpu-host-memory). Before each
+    `gpu.launch_func`, calls `tdsl_cuda_to_device(ptr)` for every buffer
+    among the kernel's operands; before each host op that reads or writes a
+    buffer (loads, stores, copies, runtime calls such as prints), calls
+    `tdsl_cuda_to_host(ptr, "file:line:col")`, hoisted out of host loops and
+    branches that launch no kernel. The runtime keeps where each buffer's
+    data is and moves it in one timed prefetch when it is on the other side
+    (h2d and d2h rows in the profile); buffers that consecutive kernels
+    share stay on the device. `ptr` is the buffer's allocated pointer
+    (views are traced to their source); the runtime ignores pointers it did
+    not allocate.
+
+    ```mlir
+    // after
+    call @tdsl_cuda_to_device(%pa) : (!llvm.ptr) -> ()
+    gpu.launch_func @k::@k ... args(%a : memref<256xf32>)
+    call @tdsl_cuda_to_host(%pa, %where) : (!llvm.ptr, !llvm.ptr) -> ()
+    %x = memref.load %a[%c0] : memref<256xf32>
+    ```
+  }];
+  let dependentDialects = ["mlir::func::FuncDialect", "mlir::LLVM::LLVMDialect",
+                           "mlir::memref::MemRefDialect", "mlir::arith::ArithDialect"];
+}
+
 def GPUHostMemory : Pass<"tdsl-gpu-host-memory", "mlir::ModuleOp"> {
   let summary = "Put buffers where both the host and the GPU can reach them";
   let description = [{

@@ -54,6 +54,14 @@ ValueRange RuntimeCalls::call(OpBuilder &b, Location loc, StringRef name,
 }
 
 Value RuntimeCalls::getString(OpBuilder &b, Location loc, StringRef s) {
+  if (!indexed) { // reuse the strings earlier passes made
+    indexed = true;
+    for (auto global : module.getOps<LLVM::GlobalOp>())
+      if (global.getSymName().starts_with("__tdsl_str_") && global.getValue())
+        if (auto value = dyn_cast<StringAttr>(*global.getValue()))
+          if (value.getValue().ends_with(StringRef("\0", 1)))
+            strings.try_emplace(value.getValue().drop_back(), global.getSymName());
+  }
   auto it = strings.find(s);
   std::string name;
   if (it != strings.end()) {

@@ -57,6 +57,7 @@ public:
 private:
   mlir::ModuleOp module;
   llvm::StringMap<std::string> strings;
+  bool indexed = false; // strings holds the module's existing ones too
   /// Source files read for getErrorWhere (null: unreadable).
   llvm::StringMap<std::unique_ptr<llvm::MemoryBuffer>> sources;
 };

@@ -123,6 +123,7 @@ void buildCUDAPipeline(OpPassManager &pm, const CUDAPipelineOptions &options,
                   "convert-parallel-loops-to-gpu,canonicalize,"
                   "gpu-launch-sink-index-computations,gpu-kernel-outlining");
   pm.addPass(createGPUAnnotateLaunches());
+  pm.addPass(createGPUTransfers());
   if (stopAfter == CUDAStage::GPU)
     return;
   std::string attach = "nvvm-attach-target{chip=" + options.chip +

@@ -69,6 +69,8 @@ DriverState *load() {
 #include "CudaSymbols.def"
   if (!s->reason.empty())
     return s;
+  s->api.cuMemPrefetchAsync = reinterpret_cast<decltype(s->api.cuMemPrefetchAsync)>(
+      dlsym(handle, "cuMemPrefetchAsync_v2"));
   if (CUresult r = s->api.cuInit(0)) {
     s->reason = "cuInit failed: " + describe(s->api, r);
     return s;
@@ -163,6 +165,7 @@ bool cuda::exiting() { return processExiting; }
 void cuda::setExiting() { processExiting = true; }
 
 void cuda::setDevice(int ordinal) { currentDevice = ordinal; }
+int cuda::deviceOrdinal() { return currentDevice; }
 
 void cuda::enterContext() {
   driver(); // exits when there is no GPU

@@ -48,9 +48,19 @@ enum : int {
   CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT = 16,
   CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR = 75,
   CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR = 76,
+  CU_DEVICE_ATTRIBUTE_CONCURRENT_MANAGED_ACCESS = 89,
 
   CU_POINTER_ATTRIBUTE_MEMORY_TYPE = 2,
   CU_MEMORYTYPE_HOST = 1,
+
+  CU_MEM_LOCATION_TYPE_DEVICE = 1,
+  CU_MEM_LOCATION_TYPE_HOST = 2,
+};
+
+/// cuda.h's CUmemLocation.
+struct CUmemLocation {
+  int type;
+  int id;
 };
 
 /// The driver's functions, one member per CudaSymbols.def entry.
@@ -58,6 +68,12 @@ struct CudaDriver {
 #define TDSL_CUDA_SYMBOL(name, symbol, fallback, params)                       \
   CUresult(*name) params = nullptr;
 #include "CudaSymbols.def"
+  /// Optional (CUDA 12.2's cuMemPrefetchAsync_v2, CUDA 13's
+  /// cuMemPrefetchAsync): null on older drivers, where managed memory then
+  /// moves on demand only.
+  CUresult (*cuMemPrefetchAsync)(CUdeviceptr ptr, size_t bytes,
+                                 CUmemLocation location, unsigned flags,
+                                 CUstream stream) = nullptr;
 };
 
 /// The loaded driver; on the first call loads libcuda (TDSL_CUDA_LIBRARY
@@ -94,6 +110,8 @@ const char *location();
 void enterContext();
 /// Sets the device enterContext uses on this thread.
 void setDevice(int ordinal);
+/// The device enterContext uses on this thread.
+int deviceOrdinal();
 
 /// True once the process has begun exiting: failures then end it with _Exit
 /// and teardown errors (CUDA_ERROR_DEINITIALIZED) are ignored.

@@ -205,6 +205,63 @@ std::string kernelName(CUfunction function) {
   return it != t.kernelNames.end() ? it->second : "<unknown kernel>";
 }
 
+/// Where a managed buffer's data is (tdsl_cuda_to_device).
+struct Managed {
+  size_t bytes = 0;
+  enum { Nowhere, Host, Device } at = Nowhere;
+  std::string lastKernel; // location of the last launch that used it
+};
+
+struct Residency {
+  std::mutex mutex;
+  std::map<void *, Managed> buffers;
+};
+
+/// Leaked, like timing(): frees may come from exit hooks.
+Residency &residency() {
+  static Residency *r = new Residency;
+  return *r;
+}
+
+/// Whether the device can take prefetches of managed memory (Linux, Pascal
+/// and later); otherwise the driver moves pages on demand.
+bool canPrefetch() {
+  static const bool can = [] {
+    const CudaDriver &d = driver();
+    CUdevice device = 0;
+    int concurrent = 0;
+    return d.cuMemPrefetchAsync &&
+           d.cuDeviceGet(&device, deviceOrdinal()) == CUDA_SUCCESS &&
+           d.cuDeviceGetAttribute(&concurrent,
+                                  CU_DEVICE_ATTRIBUTE_CONCURRENT_MANAGED_ACCESS,
+                                  device) == CUDA_SUCCESS &&
+           concurrent;
+  }();
+  return can;
+}
+
+/// Moves `m`'s data to the device or the host in one timed prefetch on the
+/// default stream, and waits for it: launches and host accesses follow.
+void move(void *ptr, Managed &m, bool toDevice, const char *where) {
+  enterContext();
+  if (!canPrefetch())
+    return;
+  CUmemLocation target{toDevice ? CU_MEM_LOCATION_TYPE_DEVICE : CU_MEM_LOCATION_TYPE_HOST,
+                       toDevice ? deviceOrdinal() : 0};
+  const char *charged = toDevice ? location()
+                        : m.lastKernel.empty() ? nullptr
+                                               : m.lastKernel.c_str();
+  int32_t id = tdsl_kernel_register_kind(
+      "prefetch", charged, toDevice ? TDSL_KIND_H2D : TDSL_KIND_D2H);
+  std::string what = format("moving %llu bytes of managed memory to the %s",
+                            (unsigned long long)m.bytes, toDevice ? "device" : "host");
+  timed(id, nullptr, 0, double(m.bytes), what + quoted(where), [&] {
+    TDSL_CU_CHECK(what, cuMemPrefetchAsync, reinterpret_cast<CUdeviceptr>(ptr),
+                  m.bytes, target, 0, nullptr);
+  });
+  synchronize(nullptr);
+}
+
 unsigned launchDim(intptr_t v, const char *what, const std::string &kernel) {
   if (v < 1 || uintmax_t(v) > 0xffffffffu)
     die(format("invalid launch of kernel '%s': %s size %lld", kernel.c_str(),
@@ -223,6 +280,32 @@ extern "C" {
 TDSL_RUNTIME_EXPORT void tdsl_cuda_set_work(double flops, double bytes) {
   workFlops = flops;
   workBytes = bytes;
+}
+
+TDSL_RUNTIME_EXPORT void tdsl_cuda_to_device(void *ptr) {
+  Residency &r = residency();
+  std::lock_guard<std::mutex> lock(r.mutex);
+  auto it = r.buffers.find(ptr);
+  if (it == r.buffers.end())
+    return;
+  Managed &m = it->second;
+  if (m.at == Managed::Host)
+    move(ptr, m, /*toDevice=*/true, location());
+  m.at = Managed::Device;
+  const char *where = location();
+  m.lastKernel = where ? where : "";
+}
+
+TDSL_RUNTIME_EXPORT void tdsl_cuda_to_host(void *ptr, const char *where) {
+  Residency &r = residency();
+  std::lock_guard<std::mutex> lock(r.mutex);
+  auto it = r.buffers.find(ptr);
+  if (it == r.buffers.end())
+    return;
+  Managed &m = it->second;
+  if (m.at == Managed::Device)
+    move(ptr, m, /*toDevice=*/false, where);
+  m.at = Managed::Host;
 }
 
 //===------------------- MLIR's CudaRuntimeWrappers ABI -------------------===//
@@ -346,12 +429,22 @@ TDSL_RUNTIME_EXPORT void *mgpuMemAlloc(uint64_t sizeBytes, CUstream /*stream*/,
                   CU_MEM_ATTACH_GLOBAL);
   else
     TDSL_CU_CHECK(detail, cuMemAlloc, &ptr, size_t(sizeBytes));
+  if (isHostShared) {
+    Residency &r = residency();
+    std::lock_guard<std::mutex> lock(r.mutex);
+    r.buffers[reinterpret_cast<void *>(ptr)].bytes = size_t(sizeBytes);
+  }
   return reinterpret_cast<void *>(ptr);
 }
 
 TDSL_RUNTIME_EXPORT void mgpuMemFree(void *ptr, CUstream /*stream*/) {
   if (!ptr)
     return;
+  {
+    Residency &r = residency();
+    std::lock_guard<std::mutex> lock(r.mutex);
+    r.buffers.erase(ptr);
+  }
   enterContext();
   TDSL_CU_CHECK("", cuMemFree, reinterpret_cast<CUdeviceptr>(ptr));
 }

@@ -129,9 +129,14 @@ void printTable(const std::vector<Row> &rows, int64_t runNs) {
   for (const auto &line : cells)
     for (size_t c = 0; c < line.size(); ++c)
       width[c] = std::max(width[c], line[c].size());
-  std::string out = format("tdsl profile: %zu kernel%s, run %.3f ms\n",
-                           rows.size(), rows.size() == 1 ? "" : "s",
-                           runNs * 1e-6);
+  size_t copies = 0;
+  for (const Row &r : rows)
+    copies += r.k->kind != TDSL_KIND_KERNEL;
+  size_t kernels = rows.size() - copies;
+  std::string out = format("tdsl profile: %zu kernel%s", kernels, kernels == 1 ? "" : "s");
+  if (copies)
+    out += format(", %zu cop%s", copies, copies == 1 ? "y" : "ies");
+  out += format(", run %.3f ms\n", runNs * 1e-6);
   for (const auto &line : cells) {
     std::string text;
     for (size_t c = 0; c < line.size(); ++c) {

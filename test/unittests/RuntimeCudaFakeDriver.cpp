@@ -9,6 +9,8 @@
 // - modules whose data starts with "BAD" fail to load with a JIT log;
 //   kernel "missing" is not found; kernel "bad" fails to launch, and
 //   "fail_later" launches but makes the next synchronization fail;
+// - cuMemPrefetchAsync_v2 checks its range and does nothing;
+//   FAKE_CUDA_NO_PREFETCH=1 says the device cannot take prefetches;
 // - every pair of events recorded with timing enabled is 1.5 ms apart;
 //   events created with CU_EVENT_DISABLE_TIMING cannot be timed.
 //
@@ -118,6 +120,8 @@ FAKE cuDeviceGetName(char *name, int len, int) {
 }
 FAKE cuDeviceGetAttribute(int *v, int attribute, int) {
   *v = attribute == 75 ? 9 : attribute == 76 ? 0 : attribute == 16 ? 4 : 0;
+  if (attribute == 89) // CONCURRENT_MANAGED_ACCESS: prefetches allowed
+    *v = !envInt("FAKE_CUDA_NO_PREFETCH", 0);
   return kSuccess;
 }
 FAKE cuDeviceTotalMem_v2(size_t *bytes, int) { return *bytes = 1ull << 30, 0; }
@@ -251,4 +255,15 @@ FAKE cuPointerGetAttribute(void *data, int attribute, CUdeviceptr p) {
   return kSuccess;
 }
 FAKE cuMemHostRegister_v2(void *, size_t, unsigned) { return kSuccess; }
+struct Location {
+  int type, id;
+};
+FAKE cuMemPrefetchAsync_v2(CUdeviceptr p, size_t bytes, Location to, unsigned,
+                           void *) {
+  // Managed memory is host memory here: only check the arguments.
+  if (!isAllocated(p) || (bytes && !isAllocated(p + bytes - 1)) ||
+      (to.type != 1 && to.type != 2))
+    return kInvalidValue;
+  return kSuccess;
+}
 FAKE cuMemHostUnregister(void *) { return kSuccess; }

@@ -124,6 +124,20 @@ std::string jsonRow(const std::string &json, const std::string &name,
   return "";
 }
 
+/// The row of `name` with `kind` at `where`.
+std::string jsonRowAt(const std::string &json, const std::string &name,
+                      const std::string &kind, const std::string &where) {
+  for (size_t at = 0;
+       (at = json.find("{\"name\": \"" + name + "\"", at)) != std::string::npos;
+       ++at) {
+    std::string object = json.substr(at, json.find('}', at) - at + 1);
+    if (object.find("\"kind\": \"" + kind + "\"") != std::string::npos &&
+        object.find("\"where\": \"" + where + "\"") != std::string::npos)
+      return object;
+  }
+  return "";
+}
+
 double jsonNumber(const std::string &object, const std::string &key) {
   size_t at = object.find("\"" + key + "\": ");
   if (at == std::string::npos)
@@ -209,6 +223,29 @@ TEST(RuntimeCudaChild, Run) {
     mgpuMemHostUnregisterMemRef(2, desc.get(), 4);
     mgpuStreamDestroy(stream);
     mgpuModuleUnload(module);
+  } else if (scenario == "residency") {
+    // A managed buffer: written by the host, used by two kernels, read by
+    // the host, used again; a pointer the runtime did not allocate.
+    void *a = mgpuMemAlloc(4096, nullptr, true);
+    int unknown = 0;
+    tdsl_cuda_to_host(a, "prog.tdsl:2:1"); // nowhere -> host: nothing moves
+    tdsl_cuda_set_location("prog.tdsl:3:1");
+    tdsl_cuda_to_device(a);                // host -> device: h2d at 3:1
+    tdsl_cuda_set_location("prog.tdsl:4:1");
+    tdsl_cuda_to_device(a);                // already there
+    tdsl_cuda_to_host(a, "prog.tdsl:5:1"); // d2h, charged to 4:1
+    tdsl_cuda_to_host(a, "prog.tdsl:5:9"); // already there
+    tdsl_cuda_set_location("prog.tdsl:6:1");
+    tdsl_cuda_to_device(a);                // h2d at 6:1
+    tdsl_cuda_to_device(&unknown);         // ignored
+    tdsl_cuda_to_host(&unknown, "prog.tdsl:7:1");
+    mgpuMemFree(a, nullptr);
+    void *b = mgpuMemAlloc(64, nullptr, true);
+    tdsl_cuda_set_location("prog.tdsl:8:1");
+    tdsl_cuda_to_device(b);                // nowhere -> device: nothing moves
+    tdsl_cuda_to_host(b, "prog.tdsl:9:1"); // d2h of 64 bytes, at 8:1
+    mgpuMemFree(b, nullptr);
+    tdsl_cuda_to_device(b);                // freed: ignored
   } else if (scenario == "bad" || scenario == "fail_later") {
     void *module = mgpuModuleLoad(ptx, sizeof ptx);
     void *kernel = mgpuModuleGetFunction(module, scenario.c_str());
@@ -323,6 +360,32 @@ TEST(RuntimeCuda, AvailableAndDescribed) {
                    "1.0 GiB, CUDA driver 13.0)\n");
 }
 
+TEST(RuntimeCuda, ManagedBuffersMoveWhenTheOtherSideUsesThem) {
+  Child c = runChild(TDSL_FAKE_CUDA, "residency", "TDSL_PROFILE=1");
+  ASSERT_EQ(c.status, 0) << c.out << c.err;
+  struct Move {
+    const char *kind, *where;
+    double calls, bytes;
+  };
+  for (Move m : {Move{"h2d", "prog.tdsl:3:1", 1, 4096},
+                 Move{"d2h", "prog.tdsl:4:1", 1, 4096},
+                 Move{"h2d", "prog.tdsl:6:1", 1, 4096},
+                 Move{"d2h", "prog.tdsl:8:1", 1, 64}}) {
+    std::string row = jsonRowAt(c.json, "prefetch", m.kind, m.where);
+    ASSERT_NE(row, "") << m.kind << " " << m.where << "\n" << c.json;
+    EXPECT_EQ(jsonNumber(row, "calls"), m.calls) << row;
+    EXPECT_EQ(jsonNumber(row, "bytes"), m.bytes) << row;
+  }
+  EXPECT_NE(c.err.find("tdsl profile: 0 kernels, 4 copies, run "),
+            std::string::npos)
+      << c.err;
+  // A device that cannot take prefetches: data moves on demand, no rows.
+  Child none = runChild(TDSL_FAKE_CUDA, "residency",
+                        "TDSL_PROFILE=1 FAKE_CUDA_NO_PREFETCH=1");
+  ASSERT_EQ(none.status, 0) << none.out << none.err;
+  EXPECT_EQ(none.json.find("prefetch"), std::string::npos) << none.json;
+}
+
 TEST(RuntimeCuda, LaunchesAndCopiesAreProfiled) {
   Child c = runChild(TDSL_FAKE_CUDA, "profile", "TDSL_PROFILE=1");
   ASSERT_EQ(c.status, 0) << c.out << c.err;
@@ -351,7 +414,7 @@ TEST(RuntimeCuda, LaunchesAndCopiesAreProfiled) {
     EXPECT_NEAR(jsonNumber(row, "gbps"), 1024 / 1.5e-3 * 1e-9, 1e-6) << row;
   }
   // The table: kernel, where, calls, total ms, mean us, ...
-  EXPECT_NE(c.err.find("tdsl profile: 4 kernels, run "), std::string::npos)
+  EXPECT_NE(c.err.find("tdsl profile: 1 kernel, 3 copies, run "), std::string::npos)
       << c.err;
   EXPECT_EQ(
       words(lineStarting(c.err, "matmul_kernel ")),

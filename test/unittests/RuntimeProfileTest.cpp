@@ -109,7 +109,7 @@ TEST_F(RuntimeProfile, ReportTableAndJson) {
   tdsl_profile_report(); // idempotent: prints nothing more
   std::string report = testing::internal::GetCapturedStderr();
 
-  EXPECT_NE(report.find("tdsl profile: 3 kernels, run "), std::string::npos)
+  EXPECT_NE(report.find("tdsl profile: 2 kernels, 1 copy, run "), std::string::npos)
       << report;
   std::vector<std::string> header = words(lineOf(report, "kernel"));
   EXPECT_EQ(header, (std::vector<std::string>{"kernel", "where", "calls",

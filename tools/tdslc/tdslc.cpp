@@ -310,8 +310,8 @@ static int runComparison(const char *argv0) {
     llvm::outs() << llvm::formatv("{0,-24} {1,-20} {2,10:F3} {3,14} {4,18} {5,9}\n",
                                   cpu.names[where], where, cpuMs, g, gc, sp);
   }
-  llvm::outs() << "(GPU buffers are CUDA managed memory: the driver moves data "
-                  "on demand, so copies have no rows of their own)\n";
+  llvm::outs() << "(gpu + copies: the kernel and the moves of its buffers to "
+                  "the device before it and back to the host after it)\n";
   llvm::outs().flush();
   return gpuOk ? 0 : 1;
 }

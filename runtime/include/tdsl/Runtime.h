@@ -343,6 +343,22 @@ TDSL_RUNTIME_EXPORT void tdsl_cuda_set_location(const char *where);
  *  profile's GFLOP/s and GB/s; the launch consumes it. */
 TDSL_RUNTIME_EXPORT void tdsl_cuda_set_work(double flops, double bytes);
 
+/** Buffers are CUDA managed memory (mgpuMemAlloc with isHostShared), and
+ *  the runtime knows where each one's data is: nowhere yet, on the host or
+ *  on the device. The compiler calls tdsl_cuda_to_device before a launch
+ *  for each buffer the kernel uses, and tdsl_cuda_to_host before the host
+ *  reads or writes one (tdsl-gpu-transfers). When the data is on the other
+ *  side, it is moved in one timed cuMemPrefetchAsync, a profile row
+ *  "prefetch" of kind h2d or d2h with its bytes: a move to the device is
+ *  charged to the launch's location (set by tdsl_cuda_set_location), a move
+ *  back to the location of the last kernel that used the buffer. Buffers
+ *  that consecutive kernels share stay on the device. Pointers the runtime
+ *  did not allocate are ignored; without cuMemPrefetchAsync (drivers before
+ *  CUDA 12.2) or devices that cannot take them, data moves on demand,
+ *  without rows. `where` names the host access, for errors. */
+TDSL_RUNTIME_EXPORT void tdsl_cuda_to_device(void *ptr);
+TDSL_RUNTIME_EXPORT void tdsl_cuda_to_host(void *ptr, const char *where);
+
 #ifdef __cplusplus
 } /* extern "C" */
 #endif

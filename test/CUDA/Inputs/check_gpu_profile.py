@@ -4,13 +4,23 @@ kernels' results are checked on a GPU by gpu-run-matmul.test.
 
 usage: check_gpu_profile.py FILE.json
 
-Exactly the six kernels of the example, each at its DSL line, kind
-"kernel", 1 call, total_ms 1.5 and mean_us 1500; no memcpy rows (buffers
-are managed, nothing is copied): the two parallel fors, the two matmuls and
-the two whole-tensor reductions sum(C) and max(abs(C - A @ B)), which
-tdsl-gpu-reduce runs on the GPU (tdsl_main_index_gen, tdsl_main_index_gen_1).
-The matmuls carry the work the compiler counts (tdsl_cuda_set_work):
-2 * 256^3 flops. (The reduction kernels are not given a work count.)
+Exactly the seven kernels of the example, each at its DSL line, kind
+"kernel", 1 call, total_ms 1.5 and mean_us 1500: the two parallel fors,
+C's zeros (main_fill), the two matmuls and the two whole-tensor reductions
+sum(C) and max(abs(C - A @ B)), which tdsl-gpu-reduce runs on the GPU
+(tdsl_main_index_gen, tdsl_main_index_gen_1). The matmuls carry the work
+the compiler counts (tdsl_cuda_set_work): 2 * 256^3 flops. (The reduction
+kernels are not given a work count.)
+And exactly these moves of data (tdsl-gpu-transfers), each charged to a
+kernel's line:
+  - memcpy d2d at 12:3, 256 KiB: bufferization's copy of C's zeros, made by
+    the driver on the device;
+  - prefetch d2h at 24:29, 2 calls, 256 KiB + 1 KiB: C, which the prints
+    of C[0, 0] and C[255, 255] read, and sum(C)'s 256 block partials,
+    which the host combines; charged to sum(C), the last kernel using them;
+  - prefetch h2d at 26:29, 256 KiB: C again, for max(abs(C - A @ B));
+  - prefetch d2h at 26:29, 1 KiB: that reduction's partials.
+Nothing moves between the kernels that share A, B and A @ B.
 """
 import json
 import sys
@@ -18,11 +28,24 @@ import sys
 with open(sys.argv[1]) as f:
     prof = json.load(f)
 assert isinstance(prof.get("run_ms"), (int, float)) and prof["run_ms"] > 0, prof.get("run_ms")
-rows = {(k["name"], k["where"]): k for k in prof["kernels"]}
+rows = {(k["name"], k["where"]): k for k in prof["kernels"] if k["kind"] == "kernel"}
+moves = {(k["name"], k["where"], k["kind"]): k for k in prof["kernels"] if k["kind"] != "kernel"}
 expected = {("tdsl_main_parallel_for", "matmul.tdsl:17:7"), ("tdsl_main_parallel_for_1", "matmul.tdsl:20:7"),
+            ("main_fill", "matmul.tdsl:12:3"),
             ("matmul_index_gen", "matmul.tdsl:12:3"), ("tdsl_main_index_gen", "matmul.tdsl:24:29"),
             ("tdsl_main_matmul", "matmul.tdsl:26:43"), ("tdsl_main_index_gen_1", "matmul.tdsl:26:29")}
-assert len(prof["kernels"]) == len(expected), "%d rows, expected %d" % (len(prof["kernels"]), len(expected))
+expected_moves = {
+    ("memcpy", "matmul.tdsl:12:3", "d2d"): (1, 256 * 256 * 4),
+    ("prefetch", "matmul.tdsl:24:29", "d2h"): (2, 256 * 256 * 4 + 256 * 4),
+    ("prefetch", "matmul.tdsl:26:29", "h2d"): (1, 256 * 256 * 4),
+    ("prefetch", "matmul.tdsl:26:29", "d2h"): (1, 256 * 4),
+}
+assert len(moves) == len(expected_moves), "moves %r" % sorted(moves)
+for key, (calls, size) in expected_moves.items():
+    assert key in moves, "no %r in %r" % (key, sorted(moves))
+    assert moves[key]["calls"] == calls and moves[key]["bytes"] == size, moves[key]
+    assert abs(moves[key]["total_ms"] - 1.5 * calls) < 1e-9, moves[key]
+assert len(rows) == len(expected), "%d kernel rows, expected %d" % (len(rows), len(expected))
 assert set(rows) == expected, "rows %r, expected %r" % (sorted(rows), sorted(expected))
 for key, k in rows.items():
     assert k["kind"] == "kernel", k
@@ -32,4 +55,4 @@ for key, k in rows.items():
 for key in [("matmul_index_gen", "matmul.tdsl:12:3"), ("tdsl_main_matmul", "matmul.tdsl:26:43")]:
     assert rows[key]["flops"] == 2 * 256 ** 3, rows[key]
     assert rows[key]["bytes"] > 0, rows[key]
-print("GPU profile JSON ok: %d kernels" % len(rows))
+print("GPU profile JSON ok: %d kernels, %d moves" % (len(rows), len(moves)))

@@ -1,0 +1,58 @@
+// RUN: tdsl-opt %s --tdsl-gpu-transfers --canonicalize | FileCheck %s
+
+// Before a launch, each buffer among the kernel's operands (a view counts as
+// its source) goes to the device; before host accesses, to the host, hoisted
+// out of a host loop that launches nothing; a copy between two whole
+// managed buffers is made by the driver (mgpuMemcpy, then a wait) with both
+// on the device. Ops that only view buffers or free them move nothing.
+
+module attributes {gpu.container_module} {
+  gpu.module @k {
+    gpu.func @k(%a: memref<16xf32>, %b: memref<8xf32, strided<[1], offset: 4>>) kernel {
+      gpu.return
+    }
+  }
+  func.func private @tdsl_print_memref(memref<16xf32>)
+
+  func.func @transfers() -> f32 {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c16 = arith.constant 16 : index
+    %zero = arith.constant 0.0 : f32
+    %a = gpu.alloc host_shared () : memref<16xf32>
+    %b = gpu.alloc host_shared () : memref<16xf32>
+    scf.for %i = %c0 to %c16 step %c1 {
+      memref.store %zero, %a[%i] : memref<16xf32>
+    }
+    %view = memref.subview %b[4] [8] [1] : memref<16xf32> to memref<8xf32, strided<[1], offset: 4>>
+    gpu.launch_func @k::@k blocks in (%c1, %c1, %c1) threads in (%c16, %c1, %c1)
+        args(%a : memref<16xf32>, %view : memref<8xf32, strided<[1], offset: 4>>)
+    memref.copy %a, %b : memref<16xf32> to memref<16xf32>
+    func.call @tdsl_print_memref(%b) : (memref<16xf32>) -> ()
+    %x = memref.load %a[%c0] : memref<16xf32>
+    %d = memref.dim %a, %c0 : memref<16xf32>
+    gpu.dealloc %b : memref<16xf32>
+    return %x : f32
+  }
+}
+// CHECK-LABEL: func.func @transfers()
+// CHECK:       %[[A:.*]] = gpu.alloc host_shared () : memref<16xf32>
+// CHECK:       %[[B:.*]] = gpu.alloc host_shared () : memref<16xf32>
+// CHECK:       %[[PA:.*]] = memref.extract_aligned_pointer_as_index %[[A]]
+// CHECK:       call @tdsl_cuda_to_host(%{{.*}}, %{{.*}}) : (!llvm.ptr, !llvm.ptr) -> ()
+// CHECK-NEXT:  scf.for
+// CHECK:       memref.extract_aligned_pointer_as_index %[[A]]
+// CHECK:       call @tdsl_cuda_to_device(
+// CHECK:       memref.extract_aligned_pointer_as_index %[[B]]
+// CHECK:       call @tdsl_cuda_to_device(
+// CHECK-NEXT:  gpu.launch_func @k::@k
+// CHECK-COUNT-2: call @tdsl_cuda_to_device(
+// CHECK:       call @mgpuMemcpy(%{{.*}}, %{{.*}}, %c64_i64, %{{.*}}) : (!llvm.ptr, !llvm.ptr, i64, !llvm.ptr) -> ()
+// CHECK-NEXT:  call @mgpuStreamSynchronize(
+// CHECK-NOT:   memref.copy
+// CHECK:       call @tdsl_cuda_to_host(
+// CHECK-NEXT:  call @tdsl_print_memref(%[[B]])
+// CHECK:       call @tdsl_cuda_to_host(
+// CHECK-NEXT:  memref.load %[[A]][%c0]
+// CHECK-NOT:   call @tdsl_cuda
+// CHECK:       return
