@@ -150,6 +150,18 @@ float lg2F(float x) { return std::log2(x); }
 double lg2D(double x) { return std::log2(x); }
 float sinF(float x) { return std::sin(x); }
 float cosF(float x) { return std::cos(x); }
+float roundF(float x) { return std::round(x); }
+double roundD(double x) { return std::round(x); }
+float truncF(float x) { return std::trunc(x); }
+double truncD(double x) { return std::trunc(x); }
+float floorF(float x) { return std::floor(x); }
+double floorD(double x) { return std::floor(x); }
+float ceilF(float x) { return std::ceil(x); }
+double ceilD(double x) { return std::ceil(x); }
+float fminF(float a, float b) { return std::fmin(a, b); }
+double fminD(double a, double b) { return std::fmin(a, b); }
+float fmaxF(float a, float b) { return std::fmax(a, b); }
+double fmaxD(double a, double b) { return std::fmax(a, b); }
 int32_t reflect(const void *) { return 0; }
 
 /// Host functions for the intrinsics, by name without "llvm.nvvm.".
@@ -201,6 +213,18 @@ const std::map<std::string, void *> &intrinsics() {
     add({"lg2.approx.d"}, (void *)lg2D);
     add({"sin.approx.f", "sin.approx.ftz.f"}, (void *)sinF);
     add({"cos.approx.f", "cos.approx.ftz.f"}, (void *)cosF);
+    add({"round.f", "round.ftz.f"}, (void *)roundF);
+    add({"round.d"}, (void *)roundD);
+    add({"trunc.f", "trunc.ftz.f"}, (void *)truncF);
+    add({"trunc.d"}, (void *)truncD);
+    add({"floor.f", "floor.ftz.f"}, (void *)floorF);
+    add({"floor.d"}, (void *)floorD);
+    add({"ceil.f", "ceil.ftz.f"}, (void *)ceilF);
+    add({"ceil.d"}, (void *)ceilD);
+    add({"fmin.f", "fmin.ftz.f"}, (void *)fminF);
+    add({"fmin.d"}, (void *)fminD);
+    add({"fmax.f", "fmax.ftz.f"}, (void *)fmaxF);
+    add({"fmax.d"}, (void *)fmaxD);
     return t;
   }();
   return table;
@@ -292,8 +316,8 @@ Expected<orc::SymbolMap> prepare(Module &m, orc::LLJIT &jit,
     f.eraseFromParent();
     define("tdsl_emu." + key, it->second);
   }
-  // libdevice's inline PTX: the 32 x 32 + 32 -> 64-bit multiply-add of its
-  // trigonometric argument reduction.
+  // libdevice's inline PTX: reciprocals, and the 32 x 32 + 32 -> 64-bit
+  // multiply-add of its trigonometric argument reduction.
   for (Function &f : m)
     for (Instruction &inst : llvm::make_early_inc_range(instructions(f))) {
       auto *call = dyn_cast<CallInst>(&inst);
@@ -301,11 +325,18 @@ Expected<orc::SymbolMap> prepare(Module &m, orc::LLJIT &jit,
       if (!asmCode)
         continue;
       StringRef text = asmCode->getAsmString();
+      IRBuilder<> b(call);
+      // A reciprocal: 1 / x (the approximation's result, exactly).
+      if (text.trim().starts_with("rcp.approx") && call->arg_size() == 1) {
+        Value *x = call->getArgOperand(0);
+        call->replaceAllUsesWith(b.CreateFDiv(ConstantFP::get(x->getType(), 1.0), x));
+        call->eraseFromParent();
+        continue;
+      }
       if (!(text.contains("mad.lo.cc.u32") && text.contains("madc.hi.u32") &&
             call->arg_size() == 3))
         return make_error<StringError>("no emulation of inline PTX: " + text.str(),
                                        inconvertibleErrorCode());
-      IRBuilder<> b(call);
       Type *i64 = b.getInt64Ty();
       Value *full = b.CreateAdd(
           b.CreateMul(b.CreateZExt(call->getArgOperand(0), i64),
