@@ -11,6 +11,8 @@
 #     a CPU executable (cpu_<name>);
 #   - the benchmarks bench/gpu/matmul4096.tdsl (4096 x 4096 f32 matmul) and
 #     bench/gpu/saxpy64m.tdsl (z = a*x + y over 64M f32) as cuda executables;
+#   - test/CUDA/Inputs/gpu_kernels.tdsl (every kernel form at awkward sizes)
+#     with tiles of 16, 8 and 32, and its numpy checker;
 # copies libtdsl_runtime.so and libtbb.so.12 next to them (the executables'
 # rpath points at this build tree, missing over there), the output comparer
 # (test/CUDA/Inputs/compare_outputs.py) and writes OUTDIR/run.sh. An example
@@ -23,7 +25,8 @@
 #   bash OUTDIR/run.sh [RESULTDIR]
 #
 # runs every example on the CPU and on the GPU and compares the printed
-# numbers (integers exactly, others within rtol 1e-4), runs the benchmarks
+# numbers (integers exactly, others within rtol 1e-4), checks the kernel
+# forms' results against numpy (when numpy is there), runs the benchmarks
 # with --profile-json and checks their results exactly, runs the same two
 # benchmarks in PyTorch (torch.matmul, fp32 without TF32, and y + 2 x, timed
 # with torch.cuda.Event), and prints a table of GFLOP/s and GB/s with ratios.
@@ -82,6 +85,19 @@ for b in matmul4096 saxpy64m; do
   else
     echo "FAILED to build cuda_$b" >> "$log"
     echo "gpu-check.sh: bench/gpu/$b.tdsl does not compile for cuda (see $log)" >&2
+  fi
+done
+# The kernel forms at awkward sizes, checked against numpy over there, with
+# tiles of 16 (default), 8 and 32.
+cp "$root/test/CUDA/Inputs/gpu_kernels.tdsl" "$out/src/"
+cp "$root/test/CUDA/Inputs/check_gpu_kernels.py" "$out/"
+for t in 16 8 32; do
+  if "$tdslc" --target=cuda --gpu-tile=$t "$root/test/CUDA/Inputs/gpu_kernels.tdsl" \
+       -o "$out/cuda_gpu_kernels_t$t" >> "$log" 2>&1; then
+    echo "built cuda_gpu_kernels_t$t" >> "$log"
+    built=$((built + 1))
+  else
+    echo "FAILED to build cuda_gpu_kernels_t$t" >> "$log"
   fi
 done
 [ "$built" -gt 0 ] || { echo "gpu-check.sh: nothing was built" >&2; exit 1; }
@@ -180,6 +196,33 @@ for ex in $EXAMPLES; do
 done
 
 say ""
+say "== kernel forms (test/CUDA/Inputs/gpu_kernels.tdsl) vs numpy"
+if [ -n "$PY" ] && "$PY" -c "import numpy" 2>/dev/null; then
+  for t in 16 8 32; do
+    k="$D/cuda_gpu_kernels_t$t"
+    if [ ! -x "$k" ]; then
+      say "  tile $t: NOT BUILT (see prepare.log)"
+      fail=1
+      continue
+    fi
+    mkdir -p "$W/k$t"
+    "$PY" "$D/check_gpu_kernels.py" prepare "$W/k$t"
+    (cd "$W/k$t" && $T "$k" > "$R/gpu_kernels_t$t.out" 2> "$R/gpu_kernels_t$t.err"); rc=$?
+    if [ $rc != 0 ]; then
+      gpu_failed "gpu_kernels (tile $t)" $rc "$R/gpu_kernels_t$t.err"
+    elif "$PY" "$D/check_gpu_kernels.py" check "$W/k$t" > "$R/gpu_kernels_t$t.check" 2>&1; then
+      say "  tile $t: ok ($(grep -c ': ok' "$R/gpu_kernels_t$t.check") results match numpy)"
+    else
+      say "  tile $t: MISMATCH"
+      sed 's/^/    /' "$R/gpu_kernels_t$t.check" | tee -a "$summary"
+      fail=1
+    fi
+  done
+else
+  say "  skipped: no numpy"
+fi
+
+say ""
 say "== benchmarks"
 N_MM=4096
 N_SX=67108864
@@ -240,7 +283,8 @@ res = {"tdsl": {}, "torch": {}, "checks": {}}
 
 def row(path, where):
     prof = json.load(open(path))
-    rows = [k for k in prof["kernels"] if k["where"].startswith(where)]
+    rows = [k for k in prof["kernels"]
+            if k["where"].startswith(where) and k.get("kind", "kernel") == "kernel"]
     return rows[0] if len(rows) == 1 else None
 
 def nums(path, label):
@@ -334,7 +378,8 @@ if "matmul_tf32" in res["torch"]:
     p = res["torch"]["matmul_tf32"]
     print("  %-30s %9s %10s %s   GFLOP/s (reference only)" % ("torch matmul with TF32", "", "", fmt(p, "gflops")))
 print("  (TDSL times: the timed kernel's CUDA events, one call after a warm-up kernel;")
-print("   its buffers are managed memory, so first-touch page faults are included)")
+print("   its buffers are managed memory, placed on the device before it, so no page")
+print("   faults; the moves to and from the host are 'prefetch' rows of the profile)")
 json.dump(res, open(R + "/results.json", "w"), indent=1)
 sys.exit(1 if bad else 0)
 EOF

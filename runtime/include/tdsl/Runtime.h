@@ -352,7 +352,9 @@ TDSL_RUNTIME_EXPORT void tdsl_cuda_set_work(double flops, double bytes);
  *  "prefetch" of kind h2d or d2h with its bytes: a move to the device is
  *  charged to the launch's location (set by tdsl_cuda_set_location), a move
  *  back to the location of the last kernel that used the buffer. Buffers
- *  that consecutive kernels share stay on the device. Pointers the runtime
+ *  that consecutive kernels share stay on the device; a buffer first used
+ *  by a kernel gets its pages on the device before it (untimed: nothing is
+ *  copied), so kernels take no page faults. Pointers the runtime
  *  did not allocate are ignored; without cuMemPrefetchAsync (drivers before
  *  CUDA 12.2) or devices that cannot take them, data moves on demand,
  *  without rows. `where` names the host access, for errors. */
