@@ -368,6 +368,10 @@ mgpuLaunchKernel(CUfunction function, intptr_t gridX, intptr_t gridY,
   const char *where = location();
   double flops = workFlops, bytes = workBytes;
   workFlops = workBytes = 0;
+  // An empty grid (a tensor with a 0 extent) has nothing to do; the driver
+  // would reject it.
+  if (gridX == 0 || gridY == 0 || gridZ == 0)
+    return;
   unsigned gx = launchDim(gridX, "grid x", name),
            gy = launchDim(gridY, "grid y", name),
            gz = launchDim(gridZ, "grid z", name),
