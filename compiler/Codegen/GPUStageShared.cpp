@@ -225,14 +225,14 @@ struct Staged {
 /// would not be reused.
 std::optional<Staged> planStaged(Value source,
                                  ArrayRef<SmallVector<Form>> accesses,
-                                 const Vars &vars, int64_t tile) {
+                                 const Vars &vars, int64_t span) {
   auto type = dyn_cast<MemRefType>(source.getType());
   if (!type || accesses.empty() || !type.getElementType().isIntOrFloat())
     return std::nullopt;
   Staged s;
   s.source = source;
   unsigned rank = type.getRank();
-  int64_t work = tile * tile;
+  int64_t work = span * span; // outputs of a block
   llvm::SmallBitVector used(vars.size());
   for (unsigned j = 0; j < rank; ++j) {
     const Form &first = accesses.front()[j];
@@ -290,7 +290,7 @@ struct GPUStageSharedPass
       rewrite(op);
   }
 
-  Vars varsOf(linalg::LinalgOp op, int64_t chunk) {
+  Vars varsOf(linalg::LinalgOp op, int64_t chunk, int64_t span) {
     Vars vars;
     vars.numLoops = op.getNumLoops();
     op.getBlock()->walk([&](scf::ForOp loop) { vars.bodyLoops.push_back(loop); });
@@ -303,7 +303,7 @@ struct GPUStageSharedPass
     for (unsigned d = 0; d < vars.numLoops; ++d) {
       std::optional<int64_t> extent;
       if (int64_t(d) == vars.px || int64_t(d) == vars.py)
-        extent = tile;
+        extent = span;
       else if ((utils::IteratorType::parallel == iters[d]))
         extent = 1;
       else if (vars.r0 < 0) {
@@ -324,9 +324,11 @@ struct GPUStageSharedPass
     return vars;
   }
 
-  /// The inputs worth staging for a reduction chunk of `chunk`.
-  SmallVector<Staged, 4> plan(linalg::LinalgOp op, int64_t chunk, Vars &vars) {
-    vars = varsOf(op, chunk);
+  /// The inputs worth staging for a reduction chunk of `chunk` and blocks of
+  /// `span` x `span` outputs.
+  SmallVector<Staged, 4> plan(linalg::LinalgOp op, int64_t chunk, int64_t span,
+                              Vars &vars) {
+    vars = varsOf(op, chunk, span);
     Value outRoot = rootOf(op.getDpsInits()[0]);
     // Accesses per source: the op's inputs by their maps, and memref.load in
     // the body of buffers defined outside it.
@@ -369,7 +371,7 @@ struct GPUStageSharedPass
     for (auto &[source, list] : accesses) {
       if (rejected.contains(source) || rootOf(source) == outRoot)
         continue;
-      if (auto s = planStaged(source, list, vars, tile))
+      if (auto s = planStaged(source, list, vars, span))
         staged.push_back(*s);
     }
     return staged;
@@ -388,9 +390,22 @@ struct GPUStageSharedPass
       chunk = ShapedType::isDynamic(ranges[r0]) ? 16
                                                 : std::clamp<int64_t>(ranges[r0], 1, 16);
     }
+    // Contractions big enough give each thread R x R outputs (register
+    // tiling: each value read from shared memory serves R outputs).
+    int64_t R = 1;
+    if (hasReduction) {
+      Vars probe = varsOf(op, chunk, tile);
+      auto bigEnough = [&](int64_t d) {
+        return ShapedType::isDynamic(ranges[d]) ||
+               ranges[d] >= 2 * tile * outputsPerThread;
+      };
+      if (outputsPerThread > 1 && bigEnough(probe.px) && bigEnough(probe.py))
+        R = outputsPerThread;
+    }
+    int64_t span = tile * R;
     // Halve the chunk until the staged inputs fit, then drop the largest.
     Vars vars;
-    SmallVector<Staged, 4> staged = plan(op, chunk, vars);
+    SmallVector<Staged, 4> staged = plan(op, chunk, span, vars);
     auto total = [&] {
       int64_t sum = 0;
       for (Staged &s : staged)
@@ -398,7 +413,7 @@ struct GPUStageSharedPass
       return sum;
     };
     while (total() > kSharedBudgetBytes && chunk > 1)
-      staged = plan(op, chunk /= 2, vars);
+      staged = plan(op, chunk /= 2, span, vars);
     llvm::sort(staged, [](const Staged &a, const Staged &b) {
       return a.bytes() < b.bytes();
     });
@@ -418,6 +433,7 @@ struct GPUStageSharedPass
     std::optional<Value> fillValue = ::tdsl::takeInitFill(op);
 
     Value T = cidx(b, tile);
+    Value S = cidx(b, span);
     SmallVector<unsigned> outer;
     for (unsigned d = 0; d < vars.numLoops; ++d)
       if ((utils::IteratorType::parallel == op.getIteratorTypesArray()[d]) &&
@@ -426,8 +442,8 @@ struct GPUStageSharedPass
     Value gridZ = cidx(b, 1);
     for (unsigned d : outer)
       gridZ = arith::MulIOp::create(b, loc, gridZ, extents[d]);
-    Value gridX = arith::CeilDivUIOp::create(b, loc, extents[vars.px], T);
-    Value gridY = arith::CeilDivUIOp::create(b, loc, extents[vars.py], T);
+    Value gridX = arith::CeilDivUIOp::create(b, loc, extents[vars.px], S);
+    Value gridY = arith::CeilDivUIOp::create(b, loc, extents[vars.py], S);
     SmallVector<Type> sharedTypes;
     auto workgroup = gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup);
     for (Staged &s : staged)
@@ -444,38 +460,50 @@ struct GPUStageSharedPass
     Value tx = launch.getThreadIds().x, ty = launch.getThreadIds().y;
     Value bx = launch.getBlockIds().x, by = launch.getBlockIds().y;
     SmallVector<Value> dims(vars.numLoops, zero), bases(vars.size(), zero);
-    Value kT = cidx(kb, tile);
-    bases[vars.px] = arith::MulIOp::create(kb, loc, bx, kT);
-    bases[vars.py] = arith::MulIOp::create(kb, loc, by, kT);
-    dims[vars.px] = arith::AddIOp::create(kb, loc, bases[vars.px], tx);
-    dims[vars.py] = arith::AddIOp::create(kb, loc, bases[vars.py], ty);
+    Value kT = cidx(kb, tile), kS = cidx(kb, span);
+    bases[vars.px] = arith::MulIOp::create(kb, loc, bx, kS);
+    bases[vars.py] = arith::MulIOp::create(kb, loc, by, kS);
     Value rest = launch.getBlockIds().z;
     for (unsigned d : llvm::reverse(outer)) {
       dims[d] = arith::RemUIOp::create(kb, loc, rest, extents[d]);
       bases[d] = dims[d];
       rest = arith::DivUIOp::create(kb, loc, rest, extents[d]);
     }
-    Value valid = arith::AndIOp::create(
-        kb, loc,
-        arith::CmpIOp::create(kb, loc, arith::CmpIPredicate::ult, dims[vars.px],
-                              extents[vars.px]),
-        arith::CmpIOp::create(kb, loc, arith::CmpIPredicate::ult, dims[vars.py],
-                              extents[vars.py]));
-    SmallVector<Value> outIdx;
-    for (AffineExpr e : op.getMatchingIndexingMap(op.getDpsInitOperand(0)).getResults())
-      outIdx.push_back(dims[cast<AffineDimExpr>(e).getPosition()]);
+    // Thread (tx, ty) owns outputs (py, px) = base + (ty + r T, tx + c T),
+    // r, c < R: consecutive threads still read consecutive elements.
+    unsigned numOutputs = R * R;
+    SmallVector<Value> outPx(numOutputs), outPy(numOutputs), valid(numOutputs);
+    SmallVector<SmallVector<Value>> outIdx(numOutputs);
     Value elemZero =
         arith::ConstantOp::create(kb, loc, cast<TypedAttr>(kb.getZeroAttr(elemType)));
-    Value acc0;
-    if (fillValue) {
-      acc0 = *fillValue;
-    } else {
-      auto ifValid = scf::IfOp::create(kb, loc, TypeRange{elemType}, valid, true);
+    SmallVector<Value> acc0(numOutputs);
+    for (unsigned o = 0; o < numOutputs; ++o) {
+      int64_t r = o / R, c = o % R;
+      outPx[o] = arith::AddIOp::create(kb, loc, bases[vars.px],
+                                       arith::AddIOp::create(kb, loc, tx, cidx(kb, c * tile)));
+      outPy[o] = arith::AddIOp::create(kb, loc, bases[vars.py],
+                                       arith::AddIOp::create(kb, loc, ty, cidx(kb, r * tile)));
+      valid[o] = arith::AndIOp::create(
+          kb, loc,
+          arith::CmpIOp::create(kb, loc, arith::CmpIPredicate::ult, outPx[o],
+                                extents[vars.px]),
+          arith::CmpIOp::create(kb, loc, arith::CmpIPredicate::ult, outPy[o],
+                                extents[vars.py]));
+      dims[vars.px] = outPx[o];
+      dims[vars.py] = outPy[o];
+      for (AffineExpr e : op.getMatchingIndexingMap(op.getDpsInitOperand(0)).getResults())
+        outIdx[o].push_back(dims[cast<AffineDimExpr>(e).getPosition()]);
+      if (fillValue) {
+        acc0[o] = *fillValue;
+        continue;
+      }
+      auto ifValid = scf::IfOp::create(kb, loc, TypeRange{elemType}, valid[o], true);
       OpBuilder tb = ifValid.getThenBodyBuilder();
-      scf::YieldOp::create(tb, loc, ValueRange{memref::LoadOp::create(tb, loc, out, outIdx)});
+      scf::YieldOp::create(tb, loc,
+                           ValueRange{memref::LoadOp::create(tb, loc, out, outIdx[o])});
       OpBuilder eb = ifValid.getElseBodyBuilder();
       scf::YieldOp::create(eb, loc, elemZero);
-      acc0 = ifValid.getResult(0);
+      acc0[o] = ifValid.getResult(0);
     }
     Value tid = arith::AddIOp::create(kb, loc, arith::MulIOp::create(kb, loc, ty, kT), tx);
 
@@ -584,6 +612,15 @@ struct GPUStageSharedPass
           continue;
         }
         Operation *clone = bb.clone(inner, map);
+        // Multiply-adds may fuse into FMAs (nvcc's default; the CPU's
+        // matmul uses FMAs too).
+        clone->walk([&](arith::ArithFastMathInterface fm) {
+          auto flags = fm.getFastMathFlagsAttr();
+          auto value = (flags ? flags.getValue() : arith::FastMathFlags::none) |
+                       arith::FastMathFlags::contract;
+          fm->setAttr(fm.getFastMathAttrName(),
+                      arith::FastMathFlagsAttr::get(fm->getContext(), value));
+        });
         SmallVector<memref::LoadOp> loads;
         clone->walk([&](memref::LoadOp l) { loads.push_back(l); });
         for (memref::LoadOp l : loads)
@@ -596,41 +633,59 @@ struct GPUStageSharedPass
       return map.lookup(block.getTerminator()->getOperand(0));
     };
 
-    // The loops over the reduction dimensions after r0, around `body`.
+    // Out-of-range outputs may compute without a guard when every input is
+    // read from shared memory (inside the box: no fault) and the body cannot
+    // trap (pure ops only); otherwise each output is guarded.
+    bool unguarded = R > 1;
+    for (OpOperand *in : op.getDpsInputOperands())
+      if (isa<MemRefType>(in->get().getType()) && !stagedFor(in->get()))
+        unguarded = false;
+    for (Operation &inner : op.getBlock()->without_terminator())
+      if (!isa<linalg::IndexOp>(inner) && !isPure(&inner))
+        unguarded = false;
+
+    // The loops over the reduction dimensions after r0, around the body of
+    // each output.
     SmallVector<unsigned> otherReductions;
     for (unsigned d = 0; d < vars.numLoops; ++d)
       if ((utils::IteratorType::reduction == op.getIteratorTypesArray()[d]) &&
           int64_t(d) != vars.r0)
         otherReductions.push_back(d);
-    std::function<Value(OpBuilder &, unsigned, Value)> nest =
-        [&](OpBuilder &nb, unsigned level, Value acc) -> Value {
+    auto allOutputs = [&](OpBuilder &ob, ValueRange accs) {
+      SmallVector<Value> next;
+      for (unsigned o = 0; o < numOutputs; ++o) {
+        dims[vars.px] = outPx[o];
+        dims[vars.py] = outPy[o];
+        if (unguarded) {
+          next.push_back(body(ob, accs[o]));
+          continue;
+        }
+        auto ifValid = scf::IfOp::create(ob, loc, TypeRange{elemType}, valid[o], true);
+        OpBuilder tb = ifValid.getThenBodyBuilder();
+        scf::YieldOp::create(tb, loc, ValueRange{body(tb, accs[o])});
+        OpBuilder eb = ifValid.getElseBodyBuilder();
+        scf::YieldOp::create(eb, loc, accs[o]);
+        next.push_back(ifValid.getResult(0));
+      }
+      return next;
+    };
+    std::function<SmallVector<Value>(OpBuilder &, unsigned, ValueRange)> nest =
+        [&](OpBuilder &nb, unsigned level, ValueRange accs) -> SmallVector<Value> {
       if (level == otherReductions.size())
-        return body(nb, acc);
+        return allOutputs(nb, accs);
       unsigned d = otherReductions[level];
-      auto loop = scf::ForOp::create(nb, loc, cidx(nb, 0), extents[d], cidx(nb, 1),
-                                     ValueRange{acc});
+      auto loop = scf::ForOp::create(nb, loc, cidx(nb, 0), extents[d], cidx(nb, 1), accs);
       OpBuilder lb = OpBuilder::atBlockBegin(loop.getBody());
       dims[d] = loop.getInductionVar();
-      scf::YieldOp::create(lb, loc, nest(lb, level + 1, loop.getRegionIterArgs()[0]));
-      return loop.getResult(0);
-    };
-    // `compute(acc)` under `valid` (no barrier inside: threads may diverge).
-    auto guarded = [&](OpBuilder &gb, Value acc,
-                       function_ref<Value(OpBuilder &, Value)> compute) -> Value {
-      auto ifValid = scf::IfOp::create(gb, loc, TypeRange{elemType}, valid, true);
-      OpBuilder tb = ifValid.getThenBodyBuilder();
-      scf::YieldOp::create(tb, loc, ValueRange{compute(tb, acc)});
-      OpBuilder eb = ifValid.getElseBodyBuilder();
-      scf::YieldOp::create(eb, loc, acc);
-      return ifValid.getResult(0);
+      scf::YieldOp::create(lb, loc, nest(lb, level + 1, loop.getRegionIterArgs()));
+      return SmallVector<Value>(loop.getResults());
     };
 
-    Value result;
+    SmallVector<Value> result;
     if (vars.r0 >= 0) {
       stage(kb, /*r0Group=*/false);
       Value c = cidx(kb, chunk);
-      auto chunks = scf::ForOp::create(kb, loc, zero, extents[vars.r0], c,
-                                       ValueRange{acc0});
+      auto chunks = scf::ForOp::create(kb, loc, zero, extents[vars.r0], c, acc0);
       OpBuilder cb = OpBuilder::atBlockBegin(chunks.getBody());
       Value k0 = chunks.getInductionVar();
       bases[vars.r0] = k0;
@@ -638,26 +693,28 @@ struct GPUStageSharedPass
       gpu::BarrierOp::create(cb, loc);
       Value count = arith::MinUIOp::create(
           cb, loc, c, arith::SubIOp::create(cb, loc, extents[vars.r0], k0));
-      Value acc = guarded(cb, chunks.getRegionIterArgs()[0], [&](OpBuilder &gb, Value a) {
-        auto loop = scf::ForOp::create(gb, loc, cidx(gb, 0), count, cidx(gb, 1),
-                                       ValueRange{a});
+      // No barrier inside: threads may diverge on their outputs' guards.
+      auto loop = scf::ForOp::create(cb, loc, cidx(cb, 0), count, cidx(cb, 1),
+                                     chunks.getRegionIterArgs());
+      {
         OpBuilder lb = OpBuilder::atBlockBegin(loop.getBody());
         dims[vars.r0] = arith::AddIOp::create(lb, loc, k0, loop.getInductionVar());
-        scf::YieldOp::create(lb, loc, nest(lb, 0, loop.getRegionIterArgs()[0]));
-        return loop.getResult(0);
-      });
+        scf::YieldOp::create(lb, loc, nest(lb, 0, loop.getRegionIterArgs()));
+      }
       gpu::BarrierOp::create(cb, loc);
-      scf::YieldOp::create(cb, loc, acc);
-      result = chunks.getResult(0);
+      scf::YieldOp::create(cb, loc, loop.getResults());
+      result.assign(chunks.getResults().begin(), chunks.getResults().end());
     } else {
       stage(kb, /*r0Group=*/false);
       if (!staged.empty())
         gpu::BarrierOp::create(kb, loc);
-      result = guarded(kb, acc0, [&](OpBuilder &gb, Value a) { return body(gb, a); });
+      result = nest(kb, 0, acc0);
     }
-    auto ifStore = scf::IfOp::create(kb, loc, valid, false);
-    OpBuilder sb = ifStore.getThenBodyBuilder();
-    memref::StoreOp::create(sb, loc, result, out, outIdx);
+    for (unsigned o = 0; o < numOutputs; ++o) {
+      auto ifStore = scf::IfOp::create(kb, loc, valid[o], false);
+      OpBuilder sb = ifStore.getThenBodyBuilder();
+      memref::StoreOp::create(sb, loc, result[o], out, outIdx[o]);
+    }
     gpu::TerminatorOp::create(kb, loc);
 
     // Buffers of the body are per thread: on the kernel's stack, made once.

@@ -281,7 +281,11 @@ def GPUStageShared : Pass<"tdsl-gpu-stage-shared", "mlir::ModuleOp"> {
     that reads a window per output (reduction loops: matmul; or loops in its
     body: a convolution written as `parallel for` with an inner `sum`)
     becomes a `gpu.launch` of `tile` x `tile` threads per tile of outputs,
-    one output per thread. The box of an input that a block reads (affine
+    one output per thread, or, for contractions whose output sides are
+    dynamic or at least 2 x `tile` x `outputs-per-thread`, R x R outputs per
+    thread (R = `outputs-per-thread`; thread (tx, ty) owns (ty + r tile,
+    tx + c tile)), so that each value read from shared memory serves R
+    outputs. The box of an input that a block reads (affine
     subscripts with non-negative coefficients) is copied into workgroup
     memory by all the block's threads, followed by `gpu.barrier`, and read
     from there. A contraction stages its first reduction loop in chunks of
@@ -309,7 +313,10 @@ def GPUStageShared : Pass<"tdsl-gpu-stage-shared", "mlir::ModuleOp"> {
   }];
   let options = [
     Option<"tile", "tile", "int64_t", /*default=*/"16",
-           "Rows and columns of outputs (and threads) per block">,
+           "Rows and columns of threads per block">,
+    Option<"outputsPerThread", "outputs-per-thread", "int64_t", /*default=*/"4",
+           "Rows and columns of outputs per thread of a contraction whose "
+           "output sides are dynamic or at least twice tile x this">,
   ];
   let dependentDialects = ["mlir::gpu::GPUDialect", "mlir::scf::SCFDialect",
                            "mlir::memref::MemRefDialect", "mlir::arith::ArithDialect",

@@ -29,6 +29,10 @@ def references():
     P = ((p + i * k) % 9 - 4.0)
     p, k, j = np.meshgrid(np.arange(3), np.arange(40), np.arange(19), indexing="ij")
     Q = ((2 * p + k + 3 * j) % 6).astype(np.float64)
+    i, k = np.meshgrid(np.arange(150), np.arange(140), indexing="ij")
+    BG = ((3 * i + k) % 13 - 6.0)
+    k, j = np.meshgrid(np.arange(140), np.arange(133), indexing="ij")
+    BH = ((k * j + 1) % 7 - 3.0)
     i, k = np.meshgrid(np.arange(8), np.arange(300), indexing="ij")
     L = ((i * k) % 11 - 5.0)
     k, j = np.meshgrid(np.arange(300), np.arange(8), indexing="ij")
@@ -63,6 +67,7 @@ def references():
         "at_matmul": (A @ B, 1e-6, 0),
         "bmm": (np.einsum("pik,pkj->pij", P, Q), 1e-6, 0),
         "longk": (L @ R, 1e-6, 0),
+        "big": (BG @ BH, 1e-6, 0),
         "imatmul": (IA @ IB, 0, 0),
         "dynamic": (x_input().astype(np.float64) @ W, 1e-6, 0),
         "conv": (conv, 1e-6, 0),
