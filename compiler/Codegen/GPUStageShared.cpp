@@ -439,18 +439,22 @@ struct GPUStageSharedPass
       if ((utils::IteratorType::parallel == op.getIteratorTypesArray()[d]) &&
           int64_t(d) != vars.px && int64_t(d) != vars.py)
         outer.push_back(d);
-    Value gridZ = cidx(b, 1);
+    // All blocks along x (CUDA allows 2^31 - 1 there, 65535 along y and z):
+    // block = (outer * tilesY + tileY) * tilesX + tileX.
+    Value outerCount = cidx(b, 1);
     for (unsigned d : outer)
-      gridZ = arith::MulIOp::create(b, loc, gridZ, extents[d]);
-    Value gridX = arith::CeilDivUIOp::create(b, loc, extents[vars.px], S);
-    Value gridY = arith::CeilDivUIOp::create(b, loc, extents[vars.py], S);
+      outerCount = arith::MulIOp::create(b, loc, outerCount, extents[d]);
+    Value tilesX = arith::CeilDivUIOp::create(b, loc, extents[vars.px], S);
+    Value tilesY = arith::CeilDivUIOp::create(b, loc, extents[vars.py], S);
+    Value gridX = arith::MulIOp::create(
+        b, loc, arith::MulIOp::create(b, loc, tilesX, tilesY), outerCount);
     SmallVector<Type> sharedTypes;
     auto workgroup = gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup);
     for (Staged &s : staged)
       sharedTypes.push_back(MemRefType::get(
           s.shape, getElementTypeOrSelf(s.source.getType()), AffineMap(), workgroup));
     Value one = cidx(b, 1);
-    auto launch = gpu::LaunchOp::create(b, loc, gridX, gridY, gridZ, T, T, one,
+    auto launch = gpu::LaunchOp::create(b, loc, gridX, one, one, T, T, one,
                                         nullptr, nullptr, {}, sharedTypes);
     for (auto [s, arg] : llvm::zip(staged, launch.getWorkgroupAttributions()))
       s.shared = arg;
@@ -458,12 +462,15 @@ struct GPUStageSharedPass
     OpBuilder kb = OpBuilder::atBlockBegin(&launch.getBody().front());
     Value zero = cidx(kb, 0);
     Value tx = launch.getThreadIds().x, ty = launch.getThreadIds().y;
-    Value bx = launch.getBlockIds().x, by = launch.getBlockIds().y;
+    Value block = launch.getBlockIds().x;
+    Value bx = arith::RemUIOp::create(kb, loc, block, tilesX);
+    Value rest = arith::DivUIOp::create(kb, loc, block, tilesX);
+    Value by = arith::RemUIOp::create(kb, loc, rest, tilesY);
+    rest = arith::DivUIOp::create(kb, loc, rest, tilesY);
     SmallVector<Value> dims(vars.numLoops, zero), bases(vars.size(), zero);
     Value kT = cidx(kb, tile), kS = cidx(kb, span);
     bases[vars.px] = arith::MulIOp::create(kb, loc, bx, kS);
     bases[vars.py] = arith::MulIOp::create(kb, loc, by, kS);
-    Value rest = launch.getBlockIds().z;
     for (unsigned d : llvm::reverse(outer)) {
       dims[d] = arith::RemUIOp::create(kb, loc, rest, extents[d]);
       bases[d] = dims[d];
@@ -717,12 +724,19 @@ struct GPUStageSharedPass
     }
     gpu::TerminatorOp::create(kb, loc);
 
-    // Buffers of the body are per thread: on the kernel's stack, made once.
+    // Buffers of the body are per thread: on the kernel's stack, made once,
+    // when the body only reads, writes and frees them directly (no buffer
+    // that a loop carries or that is freed through its base pointer).
     SmallVector<memref::AllocOp> allocs;
     launch.walk([&](memref::AllocOp a) { allocs.push_back(a); });
     for (memref::AllocOp a : allocs) {
-      if (!a.getType().hasStaticShape())
-        continue;
+      bool direct = a.getType().hasStaticShape() &&
+                    llvm::all_of(a->getUsers(), [](Operation *user) {
+                      return isa<memref::LoadOp, memref::StoreOp, memref::DeallocOp,
+                                 linalg::FillOp, memref::CopyOp>(user);
+                    });
+      if (!direct)
+        continue; // a device malloc, freed as bufferization decided
       OpBuilder ab = OpBuilder::atBlockBegin(&launch.getBody().front());
       auto alloca = memref::AllocaOp::create(ab, a.getLoc(), a.getType(),
                                              ValueRange{}, a.getAlignmentAttr());

@@ -21,7 +21,8 @@ bool mayBeLarge(memref::AllocOp alloc) {
   MemRefType type = alloc.getType();
   if (!type.hasStaticShape())
     return true;
-  unsigned bits = type.getElementTypeBitWidth();
+  Type elem = type.getElementType();
+  unsigned bits = elem.isIntOrFloat() ? elem.getIntOrFloatBitWidth() : 64; // index
   return type.getNumElements() * std::max(bits / 8, 1u) >= kMinLocatedBytes;
 }
 

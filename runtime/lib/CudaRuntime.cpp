@@ -277,10 +277,13 @@ void place(void *ptr, Managed &m) {
   synchronize(nullptr);
 }
 
-unsigned launchDim(intptr_t v, const char *what, const std::string &kernel) {
-  if (v < 1 || uintmax_t(v) > 0xffffffffu)
-    die(format("invalid launch of kernel '%s': %s size %lld", kernel.c_str(),
-               what, (long long)v));
+/// A launch size within CUDA's limits (`max`), else a located error.
+unsigned launchDim(intptr_t v, intptr_t max, const char *what,
+                   const std::string &kernel) {
+  if (v < 1 || v > max)
+    die(format("invalid launch of kernel '%s': %s size %lld (CUDA allows 1 to "
+               "%lld)",
+               kernel.c_str(), what, (long long)v, (long long)max));
   return unsigned(v);
 }
 } // namespace
@@ -372,12 +375,12 @@ mgpuLaunchKernel(CUfunction function, intptr_t gridX, intptr_t gridY,
   // would reject it.
   if (gridX == 0 || gridY == 0 || gridZ == 0)
     return;
-  unsigned gx = launchDim(gridX, "grid x", name),
-           gy = launchDim(gridY, "grid y", name),
-           gz = launchDim(gridZ, "grid z", name),
-           bx = launchDim(blockX, "block x", name),
-           by = launchDim(blockY, "block y", name),
-           bz = launchDim(blockZ, "block z", name);
+  unsigned gx = launchDim(gridX, 0x7fffffff, "grid x", name),
+           gy = launchDim(gridY, 65535, "grid y", name),
+           gz = launchDim(gridZ, 65535, "grid z", name),
+           bx = launchDim(blockX, 1024, "block x", name),
+           by = launchDim(blockY, 1024, "block y", name),
+           bz = launchDim(blockZ, 64, "block z", name);
   int32_t id = tdsl_kernel_register_kind(name.c_str(), where, TDSL_KIND_KERNEL);
   std::string what = "kernel '" + name + "'";
   timed(id, stream, flops, bytes, what + quoted(where), [&] {

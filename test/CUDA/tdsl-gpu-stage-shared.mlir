@@ -1,7 +1,8 @@
 // RUN: tdsl-opt %s --tdsl-gpu-stage-shared --canonicalize --split-input-file | FileCheck %s
 // RUN: tdsl-opt %s --tdsl-gpu-stage-shared=tile=8 --split-input-file | FileCheck %s --check-prefix=TILE8
 
-// A matmul: one block of 16 x 16 threads per 16 x 16 outputs; A's rows and
+// A matmul: one block of 16 x 16 threads per 16 x 16 outputs (12 tiles,
+// numbered along grid x); A's rows and
 // B's columns for a chunk of 16 k are copied to workgroup memory (256
 // elements each, one per thread), between barriers; the fill before it is
 // each thread's initial accumulator; 100 = 6 x 16 + 4 leaves a chunk of 4.
@@ -24,7 +25,7 @@ func.func @matmul(%A: memref<40x100xf32>, %B: memref<100x50xf32>, %C: memref<40x
 }
 // CHECK-LABEL: func.func @matmul(
 // CHECK-NOT:   linalg.fill
-// CHECK:       gpu.launch blocks(%[[BX:.*]], %[[BY:.*]], %{{.*}}) in (%{{.*}} = %c4, %{{.*}} = %c3, %{{.*}} = %c1) threads(%[[TX:.*]], %[[TY:.*]], %{{.*}}) in (%{{.*}} = %c16, %{{.*}} = %c16, %{{.*}} = %c1)
+// CHECK:       gpu.launch blocks(%[[BX:.*]], %[[BY:.*]], %{{.*}}) in (%{{.*}} = %c12, %{{.*}} = %c1, %{{.*}} = %c1) threads(%[[TX:.*]], %[[TY:.*]], %{{.*}}) in (%{{.*}} = %c16, %{{.*}} = %c16, %{{.*}} = %c1)
 // CHECK-SAME:  workgroup(%[[SA:.*]] : memref<16x16xf32, #gpu.address_space<workgroup>>, %[[SB:.*]] : memref<16x16xf32, #gpu.address_space<workgroup>>)
 // CHECK:       %[[ACC:.*]] = scf.for %[[K0:.*]] = %c0 to %c100 step %c16 iter_args(%{{.*}} = %cst)
 // CHECK:         scf.for %{{.*}} = %{{.*}} to %c256 step %c256

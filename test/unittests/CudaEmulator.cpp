@@ -46,6 +46,7 @@ struct Fiber {
   unsigned linear = 0;
   enum { Ready, Waiting, Done } state = Ready;
   int group = kBlockGroup; // what it waits for: the block, or warp n
+  const void *site = nullptr; // the call in the kernel it waits at
   uint32_t value = 0, result = 0, shflB = 0, shflC = 0, shflMask = 0;
 };
 
@@ -62,10 +63,11 @@ struct Launch {
 std::mutex launchMutex;
 Launch *active = nullptr;
 
-void wait(int group) {
+void wait(int group, const void *site) {
   Fiber *f = active->current;
   f->state = Fiber::Waiting;
   f->group = group;
+  f->site = site;
   swapcontext(&f->context, &active->scheduler);
 }
 
@@ -90,7 +92,11 @@ int32_t nctaidY() { return int32_t(active->grid[1]); }
 int32_t nctaidZ() { return int32_t(active->grid[2]); }
 int32_t laneId() { return int32_t(active->current->linear % 32); }
 int32_t warpSize() { return 32; }
-void barrier() { wait(kBlockGroup); } // also takes the barrier number
+// Also takes the barrier number. The caller's address tells barriers apart:
+// threads of a block must all wait at the same one (bar.sync.aligned).
+__attribute__((noinline)) void barrier() {
+  wait(kBlockGroup, __builtin_return_address(0));
+}
 
 /// PTX shfl.bfly: the source lane and whether it is in range (c packs the
 /// segment mask in bits 8-12 and the clamp in bits 0-4).
@@ -105,7 +111,7 @@ int32_t shflI32(int32_t mask, int32_t v, int32_t b, int32_t c) {
   f->value = uint32_t(v);
   f->shflB = uint32_t(b);
   f->shflC = uint32_t(c);
-  wait(int(f->linear / 32));
+  wait(int(f->linear / 32), nullptr);
   return int32_t(f->result);
 }
 float shflF32(int32_t mask, float v, int32_t b, int32_t c) {
@@ -232,16 +238,26 @@ const std::map<std::string, void *> &intrinsics() {
 
 //===--- Loading ---------------------------------------------------------===//
 
+struct EmuModule;
+struct Kernel {
+  void (*entry)(void **);
+  EmuModule *module;
+};
+
 struct EmuModule {
   std::unique_ptr<orc::LLJIT> jit;
-  std::map<std::string, void (*)(void **)> kernels;
+  std::map<std::string, Kernel> kernels;
+  /// Shared memory (addrspace 3 globals): poisoned before each block, so a
+  /// read before the block's own write shows.
+  std::vector<std::pair<char *, size_t>> shared;
 };
 
 /// Rewrites `m` for the host: intrinsics become calls to emulator
 /// functions, kernels get a trampoline `tdsl_emu.launch.<name>(void **)`
 /// that unpacks cuLaunchKernel's parameters. Returns the symbols to define.
 Expected<orc::SymbolMap> prepare(Module &m, orc::LLJIT &jit,
-                                 std::vector<std::string> &kernels) {
+                                 std::vector<std::string> &kernels,
+                                 std::vector<std::pair<std::string, size_t>> &shared) {
   LLVMContext &ctx = m.getContext();
   orc::SymbolMap symbols;
   auto define = [&](StringRef name, void *fn) {
@@ -348,6 +364,22 @@ Expected<orc::SymbolMap> prepare(Module &m, orc::LLJIT &jit,
       call->replaceAllUsesWith(r);
       call->eraseFromParent();
     }
+  // Shared memory: the static limit of a block is 48 KiB.
+  size_t sharedBytes = 0;
+  for (GlobalVariable &g : m.globals())
+    if (g.getAddressSpace() == 3) {
+      size_t bytes = m.getDataLayout().getTypeAllocSize(g.getValueType());
+      sharedBytes += bytes;
+      g.setLinkage(GlobalValue::ExternalLinkage); // to find it after linking
+      if (!g.hasInitializer() || isa<UndefValue>(g.getInitializer()))
+        g.setInitializer(Constant::getNullValue(g.getValueType()));
+      shared.push_back({g.getName().str(), bytes});
+    }
+  if (sharedBytes > 48 * 1024)
+    return make_error<StringError>(
+        "the kernels use " + std::to_string(sharedBytes) +
+            " bytes of static shared memory, over the 48 KiB limit",
+        inconvertibleErrorCode());
   // Trampolines: cuLaunchKernel passes a pointer to each argument.
   for (const std::string &name : kernels) {
     Function *k = m.getFunction(name);
@@ -399,7 +431,8 @@ void *tdsl::emu::loadModule(const void *image, std::string &error) {
     return nullptr;
   }
   std::vector<std::string> kernels;
-  Expected<orc::SymbolMap> symbols = prepare(**m, **jit, kernels);
+  std::vector<std::pair<std::string, size_t>> shared;
+  Expected<orc::SymbolMap> symbols = prepare(**m, **jit, kernels, shared);
   if (!symbols) {
     error = toString(symbols.takeError());
     return nullptr;
@@ -421,7 +454,16 @@ void *tdsl::emu::loadModule(const void *image, std::string &error) {
       delete module;
       return nullptr;
     }
-    module->kernels[name] = addr->toPtr<void (*)(void **)>();
+    module->kernels[name] = {addr->toPtr<void (*)(void **)>(), module};
+  }
+  for (auto &[name, bytes] : shared) {
+    auto addr = module->jit->lookup(name);
+    if (!addr) {
+      error = toString(addr.takeError());
+      delete module;
+      return nullptr;
+    }
+    module->shared.push_back({addr->toPtr<char *>(), bytes});
   }
   return module;
 }
@@ -433,18 +475,30 @@ void tdsl::emu::unloadModule(void *module) {
 void *tdsl::emu::getKernel(void *module, const char *name) {
   auto &kernels = static_cast<EmuModule *>(module)->kernels;
   auto it = kernels.find(name);
-  return it == kernels.end() ? nullptr : reinterpret_cast<void *>(it->second);
+  return it == kernels.end() ? nullptr : &it->second;
 }
 
 bool tdsl::emu::launch(void *kernel, const unsigned grid[3], const unsigned block[3],
                        void **params, std::string &error) {
   std::lock_guard<std::mutex> lock(launchMutex);
+  // CUDA's limits, which the driver enforces.
+  uint64_t count64 = uint64_t(block[0]) * block[1] * block[2];
+  if (!grid[0] || !grid[1] || !grid[2] || grid[0] > 0x7fffffffu ||
+      grid[1] > 65535 || grid[2] > 65535 || !count64 || count64 > 1024 ||
+      block[2] > 64) {
+    error = "invalid launch: grid " + std::to_string(grid[0]) + "x" +
+            std::to_string(grid[1]) + "x" + std::to_string(grid[2]) + ", block " +
+            std::to_string(block[0]) + "x" + std::to_string(block[1]) + "x" +
+            std::to_string(block[2]);
+    return false;
+  }
+  auto *k = static_cast<Kernel *>(kernel);
   Launch l;
   std::memcpy(l.grid, grid, sizeof l.grid);
   std::memcpy(l.block, block, sizeof l.block);
-  l.entry = reinterpret_cast<void (*)(void **)>(kernel);
+  l.entry = k->entry;
   l.params = params;
-  unsigned count = block[0] * block[1] * block[2];
+  unsigned count = unsigned(count64);
   l.fibers.resize(count);
   for (Fiber &f : l.fibers)
     f.stack.reset(new char[kStackBytes]);
@@ -458,6 +512,11 @@ bool tdsl::emu::launch(void *kernel, const unsigned grid[3], const unsigned bloc
   for (l.ctaid[2] = 0; l.ctaid[2] < grid[2]; ++l.ctaid[2])
     for (l.ctaid[1] = 0; l.ctaid[1] < grid[1]; ++l.ctaid[1])
       for (l.ctaid[0] = 0; l.ctaid[0] < grid[0]; ++l.ctaid[0]) {
+        for (auto [bytes, size] : k->module->shared)
+          std::memset(bytes, 0xff, size); // NaN, -1: stale data shows
+        // Threads run in turn, in ascending order in even blocks and
+        // descending in odd ones: a race within a block shows either way.
+        bool descending = (l.ctaid[0] + l.ctaid[1] + l.ctaid[2]) % 2;
         for (unsigned i = 0; i < count; ++i) {
           Fiber &f = l.fibers[i];
           f.linear = i;
@@ -472,7 +531,8 @@ bool tdsl::emu::launch(void *kernel, const unsigned grid[3], const unsigned bloc
           makecontext(&f.context, fiberMain, 0);
         }
         while (true) {
-          for (Fiber &f : l.fibers) {
+          for (unsigned n = 0; n < count; ++n) {
+            Fiber &f = l.fibers[descending ? count - 1 - n : n];
             if (f.state != Fiber::Ready)
               continue;
             l.current = &f;
@@ -483,7 +543,8 @@ bool tdsl::emu::launch(void *kernel, const unsigned grid[3], const unsigned bloc
           unsigned done = 0, atBarrier = 0;
           for (Fiber &f : l.fibers) {
             done += f.state == Fiber::Done;
-            atBarrier += f.state == Fiber::Waiting && f.group == kBlockGroup;
+            atBarrier += f.state == Fiber::Waiting && f.group == kBlockGroup &&
+                         f.site == l.fibers[0].site;
           }
           if (done == count)
             break;
@@ -527,7 +588,8 @@ bool tdsl::emu::launch(void *kernel, const unsigned grid[3], const unsigned bloc
           }
           if (!released)
             return fail(done ? "threads exited while others wait at a barrier"
-                             : "threads wait at different barriers or shuffles");
+                             : "threads wait at different barriers or shuffles "
+                               "(a barrier in divergent code)");
         }
       }
   active = nullptr;

@@ -28,8 +28,12 @@ void unloadModule(void *module);
 /// The kernel `name` of `module`, or null.
 void *getKernel(void *module, const char *name);
 
-/// Runs a launch to completion; false with `error` set when a kernel traps
-/// or its threads part at a barrier.
+/// Runs a launch to completion; false with `error` set when the launch is
+/// outside CUDA's limits, a kernel traps, or its threads part at a barrier
+/// (wait at different ones, or some exit while others wait). Shared memory
+/// is poisoned before each block, and threads run in ascending order in
+/// even blocks, descending in odd ones, so that reading data before it is
+/// written, or before a barrier, gives wrong results.
 bool launch(void *kernel, const unsigned grid[3], const unsigned block[3],
             void **params, std::string &error);
 
