@@ -47,6 +47,12 @@ combinerOf(linalg::GenericOp op) {
   std::optional<unsigned> r = reducedOutput(op);
   if (!r)
     return std::nullopt;
+  // Warp shuffles move 32-bit words (64-bit values in two): f16, bf16, i8,
+  // i16 and i1 reductions stay on the host or in one thread per output.
+  Type elem = getElementTypeOrSelf(op.getDpsInits()[*r].getType());
+  if (!elem.isIntOrFloat() ||
+      (elem.getIntOrFloatBitWidth() != 32 && elem.getIntOrFloatBitWidth() != 64))
+    return std::nullopt;
   Block &body = op.getRegion().front();
   Value acc = op.getMatchingBlockArgument(op.getDpsInitOperand(*r));
   Operation *yielded = body.getTerminator()->getOperand(*r).getDefiningOp();
@@ -199,7 +205,9 @@ struct GPUReducePass : ::tdsl::impl::GPUReduceBase<GPUReducePass> {
           op.getNumParallelLoops() == 0 && op.getNumDpsInits() == 1 &&
           cast<MemRefType>(op.getDpsInits()[0].getType()).getRank() == 0 &&
           !op->getParentOfType<scf::ForallOp>() &&
-          !op->getParentOfType<scf::ParallelOp>() && combinerOf(op))
+          !op->getParentOfType<scf::ParallelOp>() &&
+          !op->getParentOfType<gpu::LaunchOp>() &&
+          !op->getParentOfType<linalg::LinalgOp>() && combinerOf(op))
         candidates.push_back(op);
     });
     for (linalg::GenericOp op : candidates)

@@ -15,6 +15,7 @@
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -61,7 +62,11 @@ std::optional<Value> tdsl::takeInitFill(linalg::LinalgOp op, unsigned output) {
       fill.erase();
       return v;
     }
-    if (llvm::is_contained(prev->getOperands(), out) || prev->getNumRegions())
+    // Only ops that touch no memory may stand between (and the runtime's
+    // work count): anything else might write `out` through an alias.
+    auto call = dyn_cast<func::CallOp>(prev);
+    if (!(call && call.getCallee() == "tdsl_cuda_set_work") &&
+        !isMemoryEffectFree(prev))
       break;
   }
   return std::nullopt;
@@ -76,9 +81,6 @@ constexpr int64_t kSharedBudgetBytes = 40 * 1024; // of the 48 KiB static limit
 struct Form {
   int64_t constant = 0;
   SmallVector<int64_t> coef;
-  /// Clamped by min/max somewhere: the subscript may leave the box (a
-  /// clamp to a bound outside it), so its loads check.
-  bool clamped = false;
 };
 
 /// What the kernel needs to know of the op's loops and body loops.
@@ -110,7 +112,6 @@ std::optional<Form> added(std::optional<Form> a, std::optional<Form> b) {
   if (!a || !b)
     return std::nullopt;
   a->constant += b->constant;
-  a->clamped |= b->clamped;
   for (unsigned i = 0; i < a->coef.size(); ++i)
     a->coef[i] += b->coef[i];
   return a;
@@ -140,8 +141,7 @@ std::optional<Form> formOf(Value v, const Vars &vars, unsigned depth = 0) {
     f.coef[index.getDim()] = 1;
     return f;
   }
-  if (isa<arith::IndexCastOp, arith::IndexCastUIOp, arith::ExtSIOp,
-          arith::ExtUIOp>(def))
+  if (isa<arith::IndexCastOp, arith::ExtSIOp>(def))
     return formOf(def->getOperand(0), vars, depth + 1);
   if (isa<arith::AddIOp>(def))
     return added(formOf(def->getOperand(0), vars, depth + 1),
@@ -149,14 +149,13 @@ std::optional<Form> formOf(Value v, const Vars &vars, unsigned depth = 0) {
   if (isa<arith::SubIOp>(def))
     return added(formOf(def->getOperand(0), vars, depth + 1),
                  scaled(formOf(def->getOperand(1), vars, depth + 1), -1));
-  // clamp(v, lo, hi) = min(max(v, lo), hi): the form of v, clamped.
+  // clamp(v, lo, hi) = min(max(v, lo), hi): the box of v, which the clamp
+  // may leave (the loads check).
   if (isa<arith::MaxSIOp, arith::MinSIOp>(def)) {
     for (Value side : def->getOperands())
       if (auto inner = formOf(side, vars, depth + 1);
-          inner && llvm::any_of(inner->coef, [](int64_t c) { return c; })) {
-        inner->clamped = true;
+          inner && llvm::any_of(inner->coef, [](int64_t c) { return c; }))
         return inner;
-      }
     return std::nullopt;
   }
   if (isa<arith::MulIOp>(def)) {
@@ -204,7 +203,6 @@ struct Staged {
   SmallVector<int64_t> minConstant, shape;
   SmallVector<SmallVector<int64_t>> coef; // per dimension, per variable
   bool usesR0 = false;
-  bool clamped = false; // loads check that they fall in the box
   Value shared;              // workgroup buffer, in the kernel
   SmallVector<Value> origin; // global subscripts of shared[0, ...]
   int64_t elements() const {
@@ -242,16 +240,21 @@ std::optional<Staged> planStaged(Value source,
         return std::nullopt;
       lo = std::min(lo, access[j].constant);
       hi = std::max(hi, access[j].constant);
-      s.clamped |= access[j].clamped;
     }
+    // Sizes past kHuge cannot fit shared memory anyway (and would overflow).
+    constexpr int64_t kHuge = int64_t(1) << 20;
     int64_t extent = hi - lo + 1;
+    if (extent > kHuge)
+      return std::nullopt;
     for (unsigned v = 0; v < vars.size(); ++v) {
       int64_t c = first.coef[v];
       if (c == 0)
         continue;
-      if (c < 0 || !vars.stageExtent[v])
+      if (c < 0 || c > kHuge || !vars.stageExtent[v] || *vars.stageExtent[v] > kHuge)
         return std::nullopt;
       extent += c * (*vars.stageExtent[v] - 1);
+      if (extent > kHuge)
+        return std::nullopt;
       used.set(v);
     }
     s.minConstant.push_back(lo);
@@ -260,7 +263,11 @@ std::optional<Staged> planStaged(Value source,
   }
   for (unsigned v : used.set_bits())
     if (int64_t(v) != vars.px && int64_t(v) != vars.py)
-      work *= *vars.stageExtent[v];
+      work = std::min<int64_t>(work * *vars.stageExtent[v], int64_t(1) << 40);
+  int64_t elements = 1;
+  for (int64_t e : s.shape)
+    if ((elements *= e) > (int64_t(1) << 24))
+      return std::nullopt; // 16M elements: far past any budget
   s.usesR0 = vars.r0 >= 0 && used.test(vars.r0);
   if (rank == 0 || 2 * s.elements() > work)
     return std::nullopt; // read about once per thread: no gain
@@ -560,13 +567,17 @@ struct GPUStageSharedPass
       }
     };
 
-    // Loads from shared memory at global subscripts `at`.
-    auto loadStaged = [&](OpBuilder &lb, Staged &s, ValueRange at) -> Value {
+    // Loads from shared memory at global subscripts `at`. A load of the
+    // body (`checked`) reads global memory when `at` leaves the box: a
+    // clamped subscript may; and so correctness never rests on the forms.
+    // The op's inputs are read through affine maps, which stay inside.
+    auto loadStaged = [&](OpBuilder &lb, Staged &s, ValueRange at,
+                          bool checked) -> Value {
       SmallVector<Value> local;
       Value inBox;
       for (auto [j, g, o] : llvm::enumerate(at, s.origin)) {
         local.push_back(arith::SubIOp::create(lb, loc, g, o));
-        if (!s.clamped)
+        if (!checked)
           continue;
         Value ok = arith::AndIOp::create(
             lb, loc,
@@ -576,9 +587,8 @@ struct GPUStageSharedPass
                                   cidx(lb, s.shape[j])));
         inBox = inBox ? (Value)arith::AndIOp::create(lb, loc, inBox, ok) : ok;
       }
-      if (!s.clamped)
+      if (!checked)
         return memref::LoadOp::create(lb, loc, s.shared, local);
-      // A clamped subscript outside the box reads global memory.
       Type elem = getElementTypeOrSelf(s.source.getType());
       auto ifIn = scf::IfOp::create(lb, loc, TypeRange{elem}, inBox, true);
       OpBuilder tb = ifIn.getThenBodyBuilder();
@@ -609,7 +619,7 @@ struct GPUStageSharedPass
           at.push_back(affine::AffineApplyOp::create(
               bb, loc, AffineMap::get(vars.numLoops, 0, e), dims));
         Staged *s = stagedFor(in->get());
-        map.map(arg, s ? loadStaged(bb, *s, at)
+        map.map(arg, s ? loadStaged(bb, *s, at, /*checked=*/false)
                        : (Value)memref::LoadOp::create(bb, loc, in->get(), at));
       }
       map.map(block.getArguments().back(), acc);
@@ -633,7 +643,7 @@ struct GPUStageSharedPass
         for (memref::LoadOp l : loads)
           if (Staged *s = stagedFor(l.getMemref())) {
             OpBuilder rb(l);
-            l.replaceAllUsesWith(loadStaged(rb, *s, l.getIndices()));
+            l.replaceAllUsesWith(loadStaged(rb, *s, l.getIndices(), /*checked=*/true));
             l.erase();
           }
       }
