@@ -7,6 +7,7 @@
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
 
 namespace tdsl {
@@ -25,16 +26,32 @@ Value rootOf(Value v) {
   return v;
 }
 
-/// Ops that take a memref without touching its data.
+bool isDriverCall(Operation *op) {
+  auto call = dyn_cast<func::CallOp>(op);
+  return call && (call.getCallee().starts_with("mgpu") ||
+                  call.getCallee().starts_with("tdsl_cuda_"));
+}
+
+/// Ops that take a memref without touching its data: views, sizes, frees,
+/// launches, and control flow that passes buffers along. A buffer's pointer
+/// is data for whoever it is passed to (a print, a save), except the driver.
 bool touchesNoData(Operation *op) {
-  if (isa<ViewLikeOpInterface, memref::DimOp, memref::ExtractAlignedPointerAsIndexOp,
-          memref::ExtractStridedMetadataOp, memref::DeallocOp, gpu::DeallocOp,
-          gpu::LaunchFuncOp>(op))
+  if (isa<ViewLikeOpInterface, memref::DimOp, memref::ExtractStridedMetadataOp,
+          memref::DeallocOp, gpu::DeallocOp, gpu::LaunchFuncOp, scf::YieldOp,
+          scf::ForOp, scf::WhileOp, scf::ConditionOp, scf::IfOp, func::ReturnOp>(op))
     return true;
-  if (auto call = dyn_cast<func::CallOp>(op))
-    return call.getCallee().starts_with("mgpu") ||
-           call.getCallee().starts_with("tdsl_cuda_");
-  return false;
+  if (auto ptr = dyn_cast<memref::ExtractAlignedPointerAsIndexOp>(op)) {
+    SmallVector<Operation *> work(ptr->getUsers().begin(), ptr->getUsers().end());
+    while (!work.empty()) {
+      Operation *user = work.pop_back_val();
+      if (isa<arith::IndexCastOp, arith::IndexCastUIOp, LLVM::IntToPtrOp>(user))
+        work.append(user->getUsers().begin(), user->getUsers().end());
+      else if (!isDriverCall(user))
+        return false;
+    }
+    return true;
+  }
+  return isDriverCall(op);
 }
 
 /// A host copy between two whole managed buffers of one static type: made

@@ -13,6 +13,7 @@ module attributes {gpu.container_module} {
     }
   }
   func.func private @tdsl_print_memref(memref<16xf32>)
+  func.func private @tdsl_print_pointer(!llvm.ptr)
 
   func.func @transfers() -> f32 {
     %c0 = arith.constant 0 : index
@@ -31,6 +32,14 @@ module attributes {gpu.container_module} {
     func.call @tdsl_print_memref(%b) : (memref<16xf32>) -> ()
     %x = memref.load %a[%c0] : memref<16xf32>
     %d = memref.dim %a, %c0 : memref<16xf32>
+    %c = gpu.alloc host_shared () : memref<16xf32>
+    %i = memref.extract_aligned_pointer_as_index %c : memref<16xf32> -> index
+    %i64 = arith.index_cast %i : index to i64
+    %p = llvm.inttoptr %i64 : i64 to !llvm.ptr
+    func.call @tdsl_print_pointer(%p) : (!llvm.ptr) -> ()
+    %carried = scf.for %j = %c0 to %c16 step %c1 iter_args(%m = %c) -> (memref<16xf32>) {
+      scf.yield %m : memref<16xf32>
+    }
     gpu.dealloc %b : memref<16xf32>
     return %x : f32
   }
@@ -54,5 +63,11 @@ module attributes {gpu.container_module} {
 // CHECK-NEXT:  call @tdsl_print_memref(%[[B]])
 // CHECK:       call @tdsl_cuda_to_host(
 // CHECK-NEXT:  memref.load %[[A]][%c0]
+// A pointer passed to the runtime is data (a print of a tensor); buffers
+// passed along by loops are not.
+// CHECK:       %[[C:.*]] = gpu.alloc host_shared () : memref<16xf32>
+// CHECK:       call @tdsl_cuda_to_host(
+// CHECK-NEXT:  memref.extract_aligned_pointer_as_index %[[C]]
+// CHECK:       call @tdsl_print_pointer(
 // CHECK-NOT:   call @tdsl_cuda
 // CHECK:       return
