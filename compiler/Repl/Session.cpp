@@ -372,6 +372,9 @@ int Session::runChild(Compiled &c, const std::string &profileJson) {
     int devNull = open("/dev/null", O_RDONLY);
     if (devNull >= 0)
       dup2(devNull, 0);
+    // Global constructors (a CUDA program loads its kernels' modules in
+    // one) run here in the child: the driver must not start before fork.
+    c.engine->initialize();
     int rc = c.mainFn((int)args.size(), argv.data());
     fflush(stdout);
     fflush(stderr);

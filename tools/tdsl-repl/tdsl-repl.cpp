@@ -34,6 +34,11 @@ extern volatile pid_t replChildPid;
 static cl::OptionCategory replCategory("tdsl-repl options");
 static cl::list<std::string> files(cl::Positional, cl::desc("[file.tdsl ...]"),
                                    cl::cat(replCategory));
+static cl::opt<bool> gpuBitcode(
+    "gpu-bitcode",
+    cl::desc("With CUDA: embed kernels as LLVM bitcode, for the CPU emulator "
+             "of the tests (libtdsl_emu_cuda); a real driver rejects it"),
+    cl::Hidden);
 static cl::opt<std::string> target("target", cl::desc("cpu (default) or cuda"),
                                    cl::init("cpu"), cl::cat(replCategory));
 static cl::opt<unsigned> optLevel("O", cl::desc("Optimization level (default 2)"),
@@ -256,6 +261,7 @@ int main(int argc, char **argv) {
   options.includeDirs = includeDirs;
   options.cuda = target == "cuda";
   options.cudaOptions.toolkitPath = getCUDAToolkitPath();
+  options.cudaOptions.bitcode = gpuBitcode;
   if (target != "cpu" && target != "cuda") {
     llvm::WithColor::error(llvm::errs(), "tdsl-repl")
         << "unknown target '" << target << "'\n";
