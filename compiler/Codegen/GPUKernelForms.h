@@ -18,6 +18,10 @@ class LinalgOp;
 
 namespace tdsl {
 
+/// Whether output `output` of `op` is indexed by exactly its parallel loops
+/// (each in one place): one thread, or one block, owns each element.
+bool indexedByParallelLoops(mlir::linalg::LinalgOp op, unsigned output);
+
 /// An op with one output over two or more parallel loops that reads a window
 /// per output: reduction loops (a contraction: matmul) or loops in its body
 /// (a convolution or stencil written as `parallel for` with an inner `sum`).

@@ -94,6 +94,13 @@ TypedAttr identityOf(Type type, ::tdsl::Combine kind) {
   llvm_unreachable("unknown combiner");
 }
 
+/// The value of `partial` combined over the block's threads, as a tree.
+Value blockTree(OpBuilder &b, Location loc, Value partial, gpu::AllReduceOperation kind) {
+  return gpu::AllReduceOp::create(
+      b, loc, partial, gpu::AllReduceOperationAttr::get(b.getContext(), kind),
+      b.getUnitAttr());
+}
+
 /// `a <kind> b` in arith, for the serial combine of the partials.
 Value combine(OpBuilder &b, Location loc, Operation *like, Value a, Value v) {
   IRMapping map;
@@ -175,16 +182,7 @@ bool tdsl::isRowReduction(linalg::LinalgOp op) {
       op.getNumReductionLoops() == 0 || isStagedTileKernel(op) ||
       !combinerOf(generic))
     return false;
-  AffineMap out =
-      op.getMatchingIndexingMap(op.getDpsInitOperand(*reducedOutput(generic)));
-  if (!out.isProjectedPermutation() ||
-      out.getNumResults() != op.getNumParallelLoops())
-    return false;
-  for (AffineExpr e : out.getResults())
-    if (!(utils::IteratorType::parallel == 
-            op.getIteratorTypesArray()[cast<AffineDimExpr>(e).getPosition()]))
-      return false;
-  return true;
+  return indexedByParallelLoops(op, *reducedOutput(generic));
 }
 
 namespace {
@@ -238,7 +236,7 @@ struct GPUReducePass : ::tdsl::impl::GPUReduceBase<GPUReducePass> {
     for (auto [d, r] : llvm::enumerate(linalgOp.createLoopRanges(b, loc))) {
       Value e = getValueOrCreateConstantIndexOp(b, loc, r.size);
       extents.push_back(e);
-      if ((utils::IteratorType::parallel == iters[d])) {
+      if (iters[d] == utils::IteratorType::parallel) {
         rows = arith::MulIOp::create(b, loc, rows, e);
       } else {
         total = arith::MulIOp::create(b, loc, total, e);
@@ -258,7 +256,7 @@ struct GPUReducePass : ::tdsl::impl::GPUReduceBase<GPUReducePass> {
     SmallVector<Value> dims(extents.size());
     Value rest = launch.getBlockIds().x;
     for (unsigned d = extents.size(); d-- > 0;) {
-      if (!(utils::IteratorType::parallel == iters[d]))
+      if (iters[d] != utils::IteratorType::parallel)
         continue;
       dims[d] = arith::RemUIOp::create(kb, loc, rest, extents[d]);
       rest = arith::DivUIOp::create(kb, loc, rest, extents[d]);
@@ -266,10 +264,7 @@ struct GPUReducePass : ::tdsl::impl::GPUReduceBase<GPUReducePass> {
     Value init = arith::ConstantOp::create(kb, loc, identityOf(elemType, combineKind));
     Value threadPartial =
         reduceShare(kb, loc, op, tid, total, numThreads, extents, dims, init);
-    Value rowValue = gpu::AllReduceOp::create(
-        kb, loc, threadPartial,
-        gpu::AllReduceOperationAttr::get(&getContext(), allReduceKind),
-        kb.getUnitAttr());
+    Value rowValue = blockTree(kb, loc, threadPartial, allReduceKind);
     Value first = arith::CmpIOp::create(kb, loc, arith::CmpIPredicate::eq, tid, zero);
     auto ifFirst = scf::IfOp::create(kb, loc, first, /*withElseRegion=*/false);
     {
@@ -320,10 +315,7 @@ struct GPUReducePass : ::tdsl::impl::GPUReduceBase<GPUReducePass> {
     SmallVector<Value> dims(extents.size());
     Value threadPartial =
         reduceShare(kb, loc, op, gid, total, stride, extents, dims, init);
-    Value blockPartial = gpu::AllReduceOp::create(
-        kb, loc, threadPartial,
-        gpu::AllReduceOperationAttr::get(&getContext(), allReduceKind),
-        kb.getUnitAttr());
+    Value blockPartial = blockTree(kb, loc, threadPartial, allReduceKind);
     Value first = arith::CmpIOp::create(kb, loc, arith::CmpIPredicate::eq, tid, zero);
     auto ifFirst = scf::IfOp::create(kb, loc, first, /*withElseRegion=*/false);
     {

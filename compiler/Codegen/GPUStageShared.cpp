@@ -34,20 +34,21 @@ namespace tdsl {
 
 using namespace mlir;
 
-bool tdsl::isStagedTileKernel(linalg::LinalgOp op) {
-  if (op.getNumDpsInits() != 1 || op.getNumParallelLoops() < 2 ||
-      op.getNumLoops() == 0)
-    return false;
-  // Each thread owns one output: the output is indexed by exactly the
-  // parallel loops.
-  AffineMap out = op.getMatchingIndexingMap(op.getDpsInitOperand(0));
+bool tdsl::indexedByParallelLoops(linalg::LinalgOp op, unsigned output) {
+  AffineMap out = op.getMatchingIndexingMap(op.getDpsInitOperand(output));
   if (!out.isProjectedPermutation() ||
       out.getNumResults() != op.getNumParallelLoops())
     return false;
-  for (AffineExpr e : out.getResults())
-    if (!(utils::IteratorType::parallel == 
-            op.getIteratorTypesArray()[cast<AffineDimExpr>(e).getPosition()]))
-      return false;
+  return llvm::all_of(out.getResults(), [&](AffineExpr e) {
+    return op.getIteratorTypesArray()[cast<AffineDimExpr>(e).getPosition()] ==
+           utils::IteratorType::parallel;
+  });
+}
+
+bool tdsl::isStagedTileKernel(linalg::LinalgOp op) {
+  if (op.getNumDpsInits() != 1 || op.getNumParallelLoops() < 2 ||
+      op.getNumLoops() == 0 || !indexedByParallelLoops(op, 0))
+    return false;
   bool window = op.getNumReductionLoops() > 0;
   op.getBlock()->walk([&](scf::ForOp) { window = true; });
   return window;
@@ -311,7 +312,7 @@ struct GPUStageSharedPass
       std::optional<int64_t> extent;
       if (int64_t(d) == vars.px || int64_t(d) == vars.py)
         extent = span;
-      else if ((utils::IteratorType::parallel == iters[d]))
+      else if (iters[d] == utils::IteratorType::parallel)
         extent = 1;
       else if (vars.r0 < 0) {
         vars.r0 = d;
@@ -392,7 +393,7 @@ struct GPUStageSharedPass
     int64_t chunk = 1;
     if (hasReduction) {
       unsigned r0 = 0;
-      while (!(utils::IteratorType::reduction == op.getIteratorTypesArray()[r0]))
+      while (op.getIteratorTypesArray()[r0] != utils::IteratorType::reduction)
         ++r0;
       chunk = ShapedType::isDynamic(ranges[r0]) ? 16
                                                 : std::clamp<int64_t>(ranges[r0], 1, 16);
@@ -443,7 +444,7 @@ struct GPUStageSharedPass
     Value S = cidx(b, span);
     SmallVector<unsigned> outer;
     for (unsigned d = 0; d < vars.numLoops; ++d)
-      if ((utils::IteratorType::parallel == op.getIteratorTypesArray()[d]) &&
+      if (op.getIteratorTypesArray()[d] == utils::IteratorType::parallel &&
           int64_t(d) != vars.px && int64_t(d) != vars.py)
         outer.push_back(d);
     // All blocks along x (CUDA allows 2^31 - 1 there, 65535 along y and z):
@@ -665,7 +666,7 @@ struct GPUStageSharedPass
     // each output.
     SmallVector<unsigned> otherReductions;
     for (unsigned d = 0; d < vars.numLoops; ++d)
-      if ((utils::IteratorType::reduction == op.getIteratorTypesArray()[d]) &&
+      if (op.getIteratorTypesArray()[d] == utils::IteratorType::reduction &&
           int64_t(d) != vars.r0)
         otherReductions.push_back(d);
     auto allOutputs = [&](OpBuilder &ob, ValueRange accs) {

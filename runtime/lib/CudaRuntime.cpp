@@ -215,6 +215,11 @@ struct Managed {
 struct Residency {
   std::mutex mutex;
   std::map<void *, Managed> buffers;
+  /// The buffer allocated at `ptr`, or null (not the runtime's: ignored).
+  Managed *find(void *ptr) {
+    auto it = buffers.find(ptr);
+    return it == buffers.end() ? nullptr : &it->second;
+  }
 };
 
 /// Leaked, like timing(): frees may come from exit hooks.
@@ -303,10 +308,10 @@ TDSL_RUNTIME_EXPORT void tdsl_cuda_set_work(double flops, double bytes) {
 TDSL_RUNTIME_EXPORT void tdsl_cuda_to_device(void *ptr) {
   Residency &r = residency();
   std::lock_guard<std::mutex> lock(r.mutex);
-  auto it = r.buffers.find(ptr);
-  if (it == r.buffers.end())
+  Managed *found = r.find(ptr);
+  if (!found)
     return;
-  Managed &m = it->second;
+  Managed &m = *found;
   if (m.at == Managed::Host)
     move(ptr, m, /*toDevice=*/true, location());
   else if (m.at == Managed::Nowhere)
@@ -319,13 +324,11 @@ TDSL_RUNTIME_EXPORT void tdsl_cuda_to_device(void *ptr) {
 TDSL_RUNTIME_EXPORT void tdsl_cuda_to_host(void *ptr, const char *where) {
   Residency &r = residency();
   std::lock_guard<std::mutex> lock(r.mutex);
-  auto it = r.buffers.find(ptr);
-  if (it == r.buffers.end())
-    return;
-  Managed &m = it->second;
-  if (m.at == Managed::Device)
-    move(ptr, m, /*toDevice=*/false, where);
-  m.at = Managed::Host;
+  if (Managed *m = r.find(ptr)) {
+    if (m->at == Managed::Device)
+      move(ptr, *m, /*toDevice=*/false, where);
+    m->at = Managed::Host;
+  }
 }
 
 //===------------------- MLIR's CudaRuntimeWrappers ABI -------------------===//
