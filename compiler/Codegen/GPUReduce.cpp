@@ -200,8 +200,9 @@ struct GPUReducePass : ::tdsl::impl::GPUReduceBase<GPUReducePass> {
           !op->getParentOfType<linalg::LinalgOp>())
         rows.push_back(op);
       if (op.hasPureBufferSemantics() && op.getNumLoops() > 0 &&
-          op.getNumParallelLoops() == 0 && op.getNumDpsInits() == 1 &&
-          cast<MemRefType>(op.getDpsInits()[0].getType()).getRank() == 0 &&
+          op.getNumParallelLoops() == 0 && combinerOf(op) &&
+          cast<MemRefType>(op.getDpsInits()[*reducedOutput(op)].getType())
+                  .getRank() == 0 &&
           !op->getParentOfType<scf::ForallOp>() &&
           !op->getParentOfType<scf::ParallelOp>() &&
           !op->getParentOfType<gpu::LaunchOp>() &&
@@ -284,9 +285,10 @@ struct GPUReducePass : ::tdsl::impl::GPUReduceBase<GPUReducePass> {
 
   void rewrite(linalg::GenericOp op) {
     auto [allReduceKind, combineKind] = *combinerOf(op);
+    unsigned r = *reducedOutput(op); // others: element-wise, fused in
     Location loc = op.getLoc();
     OpBuilder b(op);
-    Value out = op.getDpsInits()[0];
+    Value out = op.getDpsInits()[r];
     Type elemType = cast<MemRefType>(out.getType()).getElementType();
 
     // Loop extents (from the operands' shapes) and their product.
@@ -325,7 +327,7 @@ struct GPUReducePass : ::tdsl::impl::GPUReduceBase<GPUReducePass> {
     gpu::TerminatorOp::create(kb, loc);
 
     // Second pass, on the host, in block order: deterministic.
-    Operation *combiner = op.getRegion().front().getTerminator()->getOperand(0).getDefiningOp();
+    Operation *combiner = op.getRegion().front().getTerminator()->getOperand(r).getDefiningOp();
     Value start = memref::LoadOp::create(b, loc, out, ValueRange{});
     auto fin = scf::ForOp::create(b, loc, zero, numBlocks, one, ValueRange{start});
     {

@@ -9,6 +9,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/SCF/Transforms/TileUsingInterface.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
@@ -35,6 +36,46 @@ struct GPUTilePass : ::tdsl::impl::GPUTileBase<GPUTilePass> {
       interchange.push_back(i);
     auto tiled = ::tdsl::tileToForallFusingFills(rw, op, sizes, interchange);
     return succeeded(tiled) ? tiled->first : nullptr;
+  }
+
+  /// `op` (a linalg.generic whose maps keep all its loops in order, such as
+  /// an element-wise op) over one loop, between tensor reshapes; or none.
+  std::optional<linalg::LinalgOp> collapseAll(IRRewriter &rw, linalg::LinalgOp op) {
+    // Static shapes only: MLIR 22's expand-strided-metadata crashes on the
+    // reshape of a buffer with dynamic sizes back to its shape.
+    if (!op.hasPureTensorSemantics() || op.hasDynamicShape())
+      return std::nullopt;
+    if (auto fill = dyn_cast<linalg::FillOp>(op.getOperation())) {
+      // A fill of the flattened tensor.
+      auto type = cast<RankedTensorType>(fill.getResult(0).getType());
+      ReassociationIndices all;
+      for (unsigned d = 0; d < type.getRank(); ++d)
+        all.push_back(d);
+      rw.setInsertionPoint(fill);
+      Location loc = fill.getLoc();
+      Value flatInit = tensor::CollapseShapeOp::create(rw, loc, fill.getDpsInits()[0],
+                                                       ArrayRef<ReassociationIndices>{all});
+      auto flat = linalg::FillOp::create(rw, loc, fill.getDpsInputs()[0], flatInit);
+      Value back = tensor::ExpandShapeOp::create(
+          rw, loc, type, flat.getResult(0), ArrayRef<ReassociationIndices>{all},
+          tensor::getMixedSizes(rw, loc, fill.getDpsInits()[0]));
+      rw.replaceOp(fill, back);
+      return cast<linalg::LinalgOp>(flat.getOperation());
+    }
+    if (!isa<linalg::GenericOp>(op))
+      return std::nullopt;
+    ReassociationIndices all;
+    for (unsigned d = 0; d < op.getNumLoops(); ++d)
+      all.push_back(d);
+    if (!linalg::areDimSequencesPreserved(op.getIndexingMapsArray(), {all}))
+      return std::nullopt;
+    rw.setInsertionPoint(op);
+    FailureOr<linalg::CollapseResult> collapsed =
+        linalg::collapseOpIterationDims(op, {all}, rw);
+    if (failed(collapsed))
+      return std::nullopt;
+    rw.replaceOp(op, collapsed->results);
+    return collapsed->collapsedOp;
   }
 
   // A module pass: it declares a runtime function in the module, which
@@ -113,6 +154,16 @@ struct GPUTilePass : ::tdsl::impl::GPUTileBase<GPUTilePass> {
       rt.call(rw, op.getLoc(), "tdsl_cuda_set_work", {}, {flops, bytes});
       if (later)
         continue;
+      // An element-wise op over contiguous elements is one loop: blocks of
+      // blockSize threads however narrow its rows, and no grid dimension
+      // other than x (CUDA allows 65535 blocks along y and z).
+      if (parallel.size() == iters.size() && iters.size() > 1) {
+        if (auto flat = collapseAll(rw, op)) {
+          op = *flat;
+          blockSizes.assign(1, blockSize);
+          threadSizes.assign(1, 1);
+        }
+      }
       Operation *inner = tileOp(rw, op, blockSizes);
       if (!inner)
         continue;
