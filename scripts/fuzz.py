@@ -8,6 +8,11 @@ assertion or stack dump, exit 1 without `error`, or a hang. Failing inputs
 are written to the output folder.
 
   scripts/fuzz.py [--seed N] [--count N] [--tdslc build/bin/tdslc] [--out DIR]
+                  [--cuda]
+
+With --cuda the programs run with --target=cuda --gpu-bitcode, their
+kernels in the CPU emulator of libcuda (build/test/unittests/
+libtdsl_emu_cuda.so): the whole CUDA pipeline and runtime are fuzzed.
 """
 import argparse, glob, os, random, subprocess, sys, tempfile
 
@@ -17,7 +22,13 @@ p.add_argument('--seed', type=int, default=0)
 p.add_argument('--count', type=int, default=300)
 p.add_argument('--tdslc', default=os.path.join(root, 'build/bin/tdslc'))
 p.add_argument('--out', default='fuzz-failures')
+p.add_argument('--cuda', action='store_true')
 args = p.parse_args()
+env = dict(os.environ)
+run = ['run']
+if args.cuda:
+    run = ['run', '--target=cuda', '--gpu-bitcode']
+    env['TDSL_CUDA_LIBRARY'] = os.path.join(root, 'build/test/unittests/libtdsl_emu_cuda.so')
 
 rng = random.Random(args.seed)
 files = glob.glob(os.path.join(root, 'examples/*.tdsl')) + [
@@ -61,10 +72,10 @@ failures, counts = 0, {}
 for n in range(args.count):
     text = mutate(rng.choice(srcs))
     open(prog, 'w').write(text)
-    for mode in (['--emit=tdsl', prog], ['run', prog]):
+    for mode in (['--emit=tdsl', prog], run + [prog]):
         try:
             r = subprocess.run([args.tdslc] + mode, capture_output=True,
-                               text=True, timeout=30, cwd=work)
+                               text=True, timeout=30, cwd=work, env=env)
             why = failure(r)
         except subprocess.TimeoutExpired:
             r, why = None, 'hang'

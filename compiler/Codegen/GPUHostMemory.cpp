@@ -1,4 +1,5 @@
 //===- GPUHostMemory.cpp - buffers in CUDA managed memory ------------------===//
+#include "compiler/Codegen/LoweringUtils.h"
 #include "compiler/Codegen/Passes.h"
 #include "compiler/Codegen/RuntimeCalls.h"
 
@@ -40,6 +41,10 @@ struct GPUHostMemoryPass : ::tdsl::impl::GPUHostMemoryBase<GPUHostMemoryPass> {
       rw.setInsertionPoint(op);
       Location loc = op->getLoc();
       if (auto alloc = dyn_cast<memref::AllocOp>(op)) {
+        // Running out of GPU memory names the buffer's DSL line.
+        if (::tdsl::mayExhaustMemory(alloc.getType()) &&
+            ::tdsl::RuntimeCalls::whereOf(loc) != "<unknown>")
+          rt.call(rw, loc, "tdsl_alloc_site", {}, {rt.getErrorWhere(rw, loc)});
         auto g = gpu::AllocOp::create(rw, loc, alloc.getType(), Type(), ValueRange{},
                                       alloc.getDynamicSizes(), alloc.getSymbolOperands(),
                                       rw.getUnitAttr());

@@ -1,4 +1,5 @@
 //===- LocateAllocs.cpp - large buffers tell the runtime where they come from -===//
+#include "compiler/Codegen/LoweringUtils.h"
 #include "compiler/Codegen/Passes.h"
 #include "compiler/Codegen/RuntimeCalls.h"
 
@@ -12,13 +13,11 @@ namespace tdsl {
 
 using namespace mlir;
 
-namespace {
 /// Buffers smaller than this cannot plausibly exhaust memory; leaving them
 /// alone keeps small allocations in hot loops free of the extra call.
-constexpr int64_t kMinLocatedBytes = 1 << 20;
+static constexpr int64_t kMinLocatedBytes = 1 << 20;
 
-bool mayBeLarge(memref::AllocOp alloc) {
-  MemRefType type = alloc.getType();
+bool tdsl::mayExhaustMemory(MemRefType type) {
   if (!type.hasStaticShape())
     return true;
   Type elem = type.getElementType();
@@ -26,12 +25,14 @@ bool mayBeLarge(memref::AllocOp alloc) {
   return type.getNumElements() * std::max(bits / 8, 1u) >= kMinLocatedBytes;
 }
 
+namespace {
+
 struct LocateAllocsPass : ::tdsl::impl::LocateAllocsBase<LocateAllocsPass> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
     SmallVector<memref::AllocOp> allocs;
     module.walk([&](memref::AllocOp alloc) {
-      if (mayBeLarge(alloc) &&
+      if (::tdsl::mayExhaustMemory(alloc.getType()) &&
           ::tdsl::RuntimeCalls::whereOf(alloc.getLoc()) != "<unknown>")
         allocs.push_back(alloc);
     });

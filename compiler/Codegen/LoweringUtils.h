@@ -5,9 +5,12 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
 
-namespace mlir::linalg {
+namespace mlir {
+class MemRefType;
+namespace linalg {
 class LinalgOp;
-} // namespace mlir::linalg
+} // namespace linalg
+} // namespace mlir
 
 namespace tdsl {
 
@@ -33,6 +36,11 @@ mlir::Value buildCombine(mlir::OpBuilder &b, mlir::Location loc, Combine kind,
 /// `loc` named "<function>.<kind>", the kernel's name in the profile; the
 /// name survives inlining and fusion as part of the location.
 mlir::Location kernelLoc(mlir::Operation *op, llvm::StringRef kind);
+
+/// Whether a buffer of `type` may be large enough to exhaust memory (dynamic
+/// size, or at least 1 MiB): its allocation reports the DSL line when it
+/// fails (tdsl-locate-allocs, tdsl-gpu-host-memory).
+bool mayExhaustMemory(mlir::MemRefType type);
 
 /// Step 1 of convert-tdsl-to-linalg: rewrites the ops with regions
 /// (tdsl.index_gen, tdsl.parallel_for) and tdsl.matmul into linalg and scf,

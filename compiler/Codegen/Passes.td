@@ -376,8 +376,10 @@ def GPUHostMemory : Pass<"tdsl-gpu-host-memory", "mlir::ModuleOp"> {
     `memref.alloc` becomes `gpu.alloc host_shared` (cuMemAllocManaged through
     the runtime), `memref.dealloc` calls the runtime's `mgpuMemFree`, and a constant
     global is copied once into such a buffer. Kernels and host code (prints,
-    `.npy` I/O, serial loops) then read the same pointers, and the driver
-    moves pages on demand, so consecutive kernels share data without copies.
+    `.npy` I/O, serial loops) then read the same pointers (tdsl-gpu-transfers
+    tells the runtime where each is used). Before each buffer that is dynamic
+    or at least 1 MiB it calls `tdsl_alloc_site` with the buffer's DSL
+    position, which a failed allocation reports.
 
     ```mlir
     // before

@@ -444,6 +444,7 @@ TDSL_RUNTIME_EXPORT void mgpuEventRecord(CUevent event, CUstream stream) {
 
 TDSL_RUNTIME_EXPORT void *mgpuMemAlloc(uint64_t sizeBytes, CUstream /*stream*/,
                                        bool isHostShared) {
+  const char *site = takeAllocSite();
   enterContext();
   if (sizeBytes == 0)
     return nullptr;
@@ -451,11 +452,15 @@ TDSL_RUNTIME_EXPORT void *mgpuMemAlloc(uint64_t sizeBytes, CUstream /*stream*/,
   std::string detail = format("allocating %llu bytes of %s memory",
                               (unsigned long long)sizeBytes,
                               isHostShared ? "managed" : "device");
-  if (isHostShared)
-    TDSL_CU_CHECK(detail, cuMemAllocManaged, &ptr, size_t(sizeBytes),
-                  CU_MEM_ATTACH_GLOBAL);
-  else
-    TDSL_CU_CHECK(detail, cuMemAlloc, &ptr, size_t(sizeBytes));
+  CUresult r = isHostShared ? driver().cuMemAllocManaged(&ptr, size_t(sizeBytes),
+                                                         CU_MEM_ATTACH_GLOBAL)
+                            : driver().cuMemAlloc(&ptr, size_t(sizeBytes));
+  // Out of memory at a buffer of the program: its DSL line, like the CPU's.
+  if (r == CUDA_ERROR_OUT_OF_MEMORY && site)
+    fatal(site, format("out of GPU memory allocating %llu bytes (%s)",
+                       (unsigned long long)sizeBytes, errorText(r).c_str()));
+  if (r != CUDA_SUCCESS)
+    fail(isHostShared ? "cuMemAllocManaged" : "cuMemAlloc", r, detail);
   if (isHostShared) {
     Residency &r = residency();
     std::lock_guard<std::mutex> lock(r.mutex);

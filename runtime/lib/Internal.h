@@ -43,6 +43,10 @@ private:
 /// Prints `<where>: error: <message>` and exits 1 (where defaults to "tdsl").
 [[noreturn]] void fatal(const char *where, const std::string &message);
 
+/// The DSL position tdsl_alloc_site gave for this thread's next allocation
+/// (null if none), and forgets it: CPU and GPU allocations report with it.
+const char *takeAllocSite();
+
 /// printf into a std::string.
 std::string format(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 

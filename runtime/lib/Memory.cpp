@@ -38,9 +38,14 @@ static thread_local const char *allocSite = nullptr;
 
 void tdsl_alloc_site(const char *where) { allocSite = where; }
 
-void *tdsl_alloc(int64_t bytes) {
+const char *tdsl::rt::takeAllocSite() {
   const char *where = allocSite;
   allocSite = nullptr;
+  return where;
+}
+
+void *tdsl_alloc(int64_t bytes) {
+  const char *where = takeAllocSite();
   if (bytes < 0)
     fatal(where, format("invalid allocation size %lld", (long long)bytes));
   void *ptr = nullptr;

@@ -219,6 +219,8 @@ FAKE cuMemAlloc_v2(CUdeviceptr *p, size_t bytes) {
   if (bytes > (size_t(1) << 40))
     return kOutOfMemory;
   void *mem = std::malloc(bytes);
+  if (!mem)
+    return kOutOfMemory;
   *p = reinterpret_cast<CUdeviceptr>(mem);
   std::lock_guard<std::mutex> lock(mutex);
   allocations[*p] = bytes;
