@@ -372,7 +372,7 @@ def GPUTransfers : Pass<"tdsl-gpu-transfers", "mlir::ModuleOp"> {
 def GPUHostMemory : Pass<"tdsl-gpu-host-memory", "mlir::ModuleOp"> {
   let summary = "Put buffers where both the host and the GPU can reach them";
   let description = [{
-    Version 0 of the CUDA back end keeps every buffer in CUDA managed memory:
+    The CUDA back end keeps every buffer in CUDA managed memory:
     `memref.alloc` becomes `gpu.alloc host_shared` (cuMemAllocManaged through
     the runtime), `memref.dealloc` calls the runtime's `mgpuMemFree`, and a constant
     global is copied once into such a buffer. Kernels and host code (prints,
