@@ -14,7 +14,7 @@ With --cuda the programs run with --target=cuda --gpu-bitcode, their
 kernels in the CPU emulator of libcuda (build/test/unittests/
 libtdsl_emu_cuda.so): the whole CUDA pipeline and runtime are fuzzed.
 """
-import argparse, glob, os, random, subprocess, sys, tempfile
+import argparse, glob, os, random, re, subprocess, sys, tempfile
 
 root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 p = argparse.ArgumentParser()
@@ -59,8 +59,13 @@ def failure(r):
     err = r.stderr
     if r.returncode not in (0, 1):
         return 'exit status %d' % r.returncode
-    for bad in ('Assertion', 'Stack dump', 'LLVM ERROR', 'UNREACHABLE'):
-        if bad in err:
+    # LLVM's own crash and abort messages, not words in a quoted source line
+    # (the test files' CHECK lines mention them).
+    for bad, pattern in (('Assertion', r"Assertion `.*' failed"),
+                         ('Stack dump', r'^Stack dump:\n0\.\t'),
+                         ('LLVM ERROR', r'^LLVM ERROR: '),
+                         ('UNREACHABLE', r'UNREACHABLE executed')):
+        if re.search(pattern, err, re.M):
             return bad
     if r.returncode == 1 and 'error' not in err:
         return 'exit 1 without an error'
