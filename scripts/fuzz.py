@@ -11,8 +11,9 @@ are written to the output folder.
                   [--cuda]
 
 With --cuda the programs run with --target=cuda --gpu-bitcode, their
-kernels in the CPU emulator of libcuda (build/test/unittests/
-libtdsl_emu_cuda.so): the whole CUDA pipeline and runtime are fuzzed.
+kernels in the CPU emulator of libcuda ($TDSL_CUDA_LIBRARY, by default
+build/test/unittests/libtdsl_emu_cuda.so): the whole CUDA pipeline and
+runtime are fuzzed.
 """
 import argparse, glob, os, random, re, subprocess, sys, tempfile
 
@@ -28,7 +29,8 @@ env = dict(os.environ)
 run = ['run']
 if args.cuda:
     run = ['run', '--target=cuda', '--gpu-bitcode']
-    env['TDSL_CUDA_LIBRARY'] = os.path.join(root, 'build/test/unittests/libtdsl_emu_cuda.so')
+    env.setdefault('TDSL_CUDA_LIBRARY',
+                   os.path.join(root, 'build/test/unittests/libtdsl_emu_cuda.so'))
 
 rng = random.Random(args.seed)
 files = glob.glob(os.path.join(root, 'examples/*.tdsl')) + [
