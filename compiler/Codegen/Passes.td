@@ -398,8 +398,9 @@ def GPUAnnotateLaunches : Pass<"tdsl-gpu-annotate-launches", "mlir::ModuleOp"> {
   let description = [{
     After outlining, renames each kernel after the DSL construct its location
     names (`tdsl_main_matmul`), so the profile and error messages show it, and
-    calls `tdsl_cuda_set_location("prog.tdsl:12:3")` before each
-    `gpu.launch_func`, so a CUDA error names the DSL line.
+    calls `tdsl_cuda_set_location("prog.tdsl:12:3\n<source line>\n<caret>")`
+    before each `gpu.launch_func`, so a CUDA error names the DSL line and
+    shows it with a caret (the profile keys rows by the first line).
 
     ```mlir
     // after

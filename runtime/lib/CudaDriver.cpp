@@ -99,7 +99,11 @@ DriverState &state() {
 }
 
 // Trivially destructible: read by exit hooks, after thread_local destructors.
+// The position of the current GPU operation: "file:line:col" (profile rows,
+// messages) and all of what tdsl_cuda_set_location got, which may go on with
+// the source line and a caret (for errors).
 thread_local char currentLocation[512];
+thread_local char currentErrorWhere[4096];
 thread_local bool hasLocation = false;
 thread_local int currentDevice = 0;
 thread_local CUcontext currentContext = nullptr;
@@ -147,7 +151,7 @@ void cuda::fail(const char *call, CUresult result, const std::string &detail,
 void cuda::die(const std::string &message) {
   processDying = true;
   if (!exiting())
-    fatal(location(), message);
+    fatal(errorLocation(), message);
   // exit() from an exit hook is undefined: report and leave at once.
   std::fflush(stdout);
   std::fprintf(stderr, "%s: error: %s\n", location() ? location() : "tdsl",
@@ -159,6 +163,9 @@ void cuda::die(const std::string &message) {
 bool cuda::dying() { return processDying; }
 
 const char *cuda::location() { return hasLocation ? currentLocation : nullptr; }
+const char *cuda::errorLocation() {
+  return hasLocation ? currentErrorWhere : nullptr;
+}
 
 bool cuda::exiting() { return processExiting; }
 
@@ -239,8 +246,10 @@ void tdsl_cuda_describe(char *out, int64_t len) {
 
 void tdsl_cuda_set_location(const char *where) {
   hasLocation = where != nullptr;
+  std::string text = where ? where : "";
+  std::snprintf(currentErrorWhere, sizeof currentErrorWhere, "%s", text.c_str());
   std::snprintf(currentLocation, sizeof currentLocation, "%s",
-                where ? where : "");
+                text.substr(0, text.find('\n')).c_str());
 }
 
 } // extern "C"

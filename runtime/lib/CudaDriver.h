@@ -102,9 +102,12 @@ std::string errorText(CUresult result);
 /// True once die() has begun.
 bool dying();
 
-/// The DSL location of the current GPU operation on this thread (null when
-/// none was set).
+/// The DSL location ("file:line:col") of the current GPU operation on this
+/// thread (null when none was set).
 const char *location();
+/// The same, followed by the source line and a caret when the compiler gave
+/// them: what errors print.
+const char *errorLocation();
 
 /// Makes the primary context of this thread's device (mgpuSetDefaultDevice,
 /// 0 by default) current on this thread.

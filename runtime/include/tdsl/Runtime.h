@@ -336,7 +336,9 @@ TDSL_RUNTIME_EXPORT int32_t tdsl_cuda_available(char *reason, int64_t len);
 TDSL_RUNTIME_EXPORT void tdsl_cuda_describe(char *out, int64_t len);
 
 /** Sets the DSL location ("prog.tdsl:12:5"; null: none) of this thread's
- *  following GPU operations, for errors and profile rows. */
+ *  following GPU operations, for errors and profile rows. It may go on, on
+ *  lines of its own, with the source line and a caret, which errors print
+ *  after the message (profile rows use the first line). */
 TDSL_RUNTIME_EXPORT void tdsl_cuda_set_location(const char *where);
 
 /** Sets the work (0 = unknown) of this thread's next kernel launch, for the
