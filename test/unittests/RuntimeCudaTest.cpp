@@ -246,11 +246,15 @@ TEST(RuntimeCudaChild, Run) {
     tdsl_cuda_to_host(b, "prog.tdsl:9:1"); // d2h of 64 bytes, at 8:1
     mgpuMemFree(b, nullptr);
     tdsl_cuda_to_device(b);                // freed: ignored
-  } else if (scenario == "bad" || scenario == "fail_later") {
+  } else if (scenario == "bad" || scenario == "fail_later" ||
+             scenario == "bad_caret") {
     void *module = mgpuModuleLoad(ptx, sizeof ptx);
-    void *kernel = mgpuModuleGetFunction(module, scenario.c_str());
+    void *kernel = mgpuModuleGetFunction(
+        module, scenario == "fail_later" ? "fail_later" : "bad");
     void *stream = mgpuStreamCreate();
-    tdsl_cuda_set_location("prog.tdsl:9:5");
+    tdsl_cuda_set_location(scenario == "bad_caret"
+                               ? "prog.tdsl:9:5\n  y = f(x)\n    ^"
+                               : "prog.tdsl:9:5");
     mgpuLaunchKernel(kernel, 2, 1, 1, 128, 1, 1, 0, stream, nullptr, nullptr,
                      0);
     tdsl_cuda_set_location("prog.tdsl:12:1");
@@ -446,6 +450,17 @@ TEST(RuntimeCuda, LaunchFailureNamesCallKernelAndLocation) {
                    "shared memory): CUDA_ERROR_LAUNCH_FAILED (unspecified "
                    "launch failure)\n");
   EXPECT_EQ(c.out, "");
+}
+
+TEST(RuntimeCuda, LaunchFailureShowsTheSourceLineGiven) {
+  // A location that goes on with the source line and a caret (what the
+  // compiler passes): they follow the message, as in diagnostics.
+  Child c = runChild(TDSL_FAKE_CUDA, "bad_caret");
+  EXPECT_EQ(c.status, 1);
+  EXPECT_EQ(c.err, "prog.tdsl:9:5: error: CUDA call cuLaunchKernel failed for "
+                   "kernel 'bad' (grid 2x1x1, block 128x1x1, 0 bytes of "
+                   "shared memory): CUDA_ERROR_LAUNCH_FAILED (unspecified "
+                   "launch failure)\n  y = f(x)\n    ^\n");
 }
 
 TEST(RuntimeCuda, AsynchronousFailureNamesTheKernel) {
