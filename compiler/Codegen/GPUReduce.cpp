@@ -57,8 +57,11 @@ combinerOf(linalg::GenericOp op) {
   Value acc = op.getMatchingBlockArgument(op.getDpsInitOperand(*r));
   Operation *yielded = body.getTerminator()->getOperand(*r).getDefiningOp();
   // The accumulator may only be combined: threads start from the identity.
+  // Nor may anything else see the combined value (a running sum written to
+  // a fused element-wise output would be a thread's partial).
   if (!yielded || yielded->getNumOperands() != 2 || !acc.hasOneUse() ||
-      !llvm::is_contained(yielded->getOperands(), acc))
+      !llvm::is_contained(yielded->getOperands(), acc) ||
+      !yielded->getResult(0).hasOneUse())
     return std::nullopt;
   using R = gpu::AllReduceOperation;
   using C = ::tdsl::Combine;

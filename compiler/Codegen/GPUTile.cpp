@@ -38,8 +38,8 @@ struct GPUTilePass : ::tdsl::impl::GPUTileBase<GPUTilePass> {
     return succeeded(tiled) ? tiled->first : nullptr;
   }
 
-  /// `op` (a linalg.generic whose maps keep all its loops in order, such as
-  /// an element-wise op) over one loop, between tensor reshapes; or none.
+  /// `op` (a fill, or a linalg.generic whose operands are all indexed by its
+  /// loops in order) over one loop, between tensor reshapes; or none.
   std::optional<linalg::LinalgOp> collapseAll(IRRewriter &rw, linalg::LinalgOp op) {
     // Static shapes only: MLIR 22's expand-strided-metadata crashes on the
     // reshape of a buffer with dynamic sizes back to its shape.
@@ -62,7 +62,12 @@ struct GPUTilePass : ::tdsl::impl::GPUTileBase<GPUTilePass> {
       rw.replaceOp(fill, back);
       return cast<linalg::LinalgOp>(flat.getOperation());
     }
-    if (!isa<linalg::GenericOp>(op))
+    // Every operand indexed by all the loops in order (or a scalar): a
+    // constant subscript, a broadcast or a transpose does not flatten.
+    if (!isa<linalg::GenericOp>(op) ||
+        !llvm::all_of(op.getIndexingMapsArray(), [](AffineMap m) {
+          return m.isIdentity() || m.getNumResults() == 0;
+        }))
       return std::nullopt;
     ReassociationIndices all;
     for (unsigned d = 0; d < op.getNumLoops(); ++d)

@@ -257,13 +257,15 @@ int runJIT(ModuleOp module, const CPUPipelineOptions &options,
     error = llvm::toString(engine.takeError());
     return -1;
   }
-  // Global constructors: a CUDA program loads its kernels' modules in one.
-  (*engine)->initialize();
+  // main first: a symbol that does not resolve is an error here, while
+  // initialize() would abort on it.
   auto sym = (*engine)->lookup("main");
   if (!sym) {
     error = llvm::toString(sym.takeError());
     return -1;
   }
+  // Global constructors: a CUDA program loads its kernels' modules in one.
+  (*engine)->initialize();
   std::vector<char *> argv;
   for (const std::string &a : args)
     argv.push_back(const_cast<char *>(a.c_str()));
