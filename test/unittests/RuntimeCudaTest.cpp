@@ -442,13 +442,16 @@ TEST(RuntimeCuda, TimingsPendingAtExitAreRecorded) {
   EXPECT_DOUBLE_EQ(jsonNumber(k, "total_ms"), 1.5) << c.json;
 }
 
+/// The failed launch of kernel 'bad' at prog.tdsl:9:5, as reported.
+const std::string kBadLaunch =
+    "prog.tdsl:9:5: error: CUDA call cuLaunchKernel failed for kernel 'bad' "
+    "(grid 2x1x1, block 128x1x1, 0 bytes of shared memory): "
+    "CUDA_ERROR_LAUNCH_FAILED (unspecified launch failure)\n";
+
 TEST(RuntimeCuda, LaunchFailureNamesCallKernelAndLocation) {
   Child c = runChild(TDSL_FAKE_CUDA, "bad");
   EXPECT_EQ(c.status, 1);
-  EXPECT_EQ(c.err, "prog.tdsl:9:5: error: CUDA call cuLaunchKernel failed for "
-                   "kernel 'bad' (grid 2x1x1, block 128x1x1, 0 bytes of "
-                   "shared memory): CUDA_ERROR_LAUNCH_FAILED (unspecified "
-                   "launch failure)\n");
+  EXPECT_EQ(c.err, kBadLaunch);
   EXPECT_EQ(c.out, "");
 }
 
@@ -457,10 +460,7 @@ TEST(RuntimeCuda, LaunchFailureShowsTheSourceLineGiven) {
   // compiler passes): they follow the message, as in diagnostics.
   Child c = runChild(TDSL_FAKE_CUDA, "bad_caret");
   EXPECT_EQ(c.status, 1);
-  EXPECT_EQ(c.err, "prog.tdsl:9:5: error: CUDA call cuLaunchKernel failed for "
-                   "kernel 'bad' (grid 2x1x1, block 128x1x1, 0 bytes of "
-                   "shared memory): CUDA_ERROR_LAUNCH_FAILED (unspecified "
-                   "launch failure)\n  y = f(x)\n    ^\n");
+  EXPECT_EQ(c.err, kBadLaunch + "  y = f(x)\n    ^\n");
 }
 
 TEST(RuntimeCuda, AsynchronousFailureNamesTheKernel) {
