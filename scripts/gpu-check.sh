@@ -62,43 +62,37 @@ mkdir -p "$out/src"
 log=$out/prepare.log
 : > "$log"
 built=0
+# build OUT SRC TARGET [FLAGS...]: tdslc SRC into $out/OUT, logged; a failure
+# is reported and run.sh says the program was not built.
+build() {
+  local name=$1 src=$2 target=$3
+  shift 3
+  if "$tdslc" --target="$target" "$@" "$src" -o "$out/$name" >> "$log" 2>&1; then
+    echo "built $name" >> "$log"
+    built=$((built + 1))
+  else
+    echo "FAILED to build $name (tdslc --target=$target $* ${src#$root/})" >> "$log"
+    echo "gpu-check.sh: ${src#$root/} does not compile for $target (see $log)" >&2
+  fi
+}
 examples=()
 for f in "$root"/examples/*.tdsl; do
   name=$(basename "$f" .tdsl)
   examples+=("$name")
   cp "$f" "$out/src/"
-  for target in cpu cuda; do
-    if "$tdslc" --target=$target "$f" -o "$out/${target}_$name" >> "$log" 2>&1; then
-      echo "built ${target}_$name" >> "$log"
-      built=$((built + 1))
-    else
-      echo "FAILED to build ${target}_$name (tdslc --target=$target examples/$name.tdsl)" >> "$log"
-      echo "gpu-check.sh: examples/$name.tdsl does not compile for $target (see $log)" >&2
-    fi
-  done
+  build "cpu_$name" "$f" cpu
+  build "cuda_$name" "$f" cuda
 done
 for b in matmul4096 saxpy64m; do
   cp "$root/bench/gpu/$b.tdsl" "$out/src/"
-  if "$tdslc" --target=cuda "$root/bench/gpu/$b.tdsl" -o "$out/cuda_$b" >> "$log" 2>&1; then
-    echo "built cuda_$b" >> "$log"
-    built=$((built + 1))
-  else
-    echo "FAILED to build cuda_$b" >> "$log"
-    echo "gpu-check.sh: bench/gpu/$b.tdsl does not compile for cuda (see $log)" >&2
-  fi
+  build "cuda_$b" "$root/bench/gpu/$b.tdsl" cuda
 done
 # The kernel forms at awkward sizes, checked against numpy over there, with
 # tiles of 16 (default), 8 and 32.
 cp "$root/test/CUDA/Inputs/gpu_kernels.tdsl" "$out/src/"
 cp "$root/test/CUDA/Inputs/check_gpu_kernels.py" "$out/"
 for t in 16 8 32; do
-  if "$tdslc" --target=cuda --gpu-tile=$t "$root/test/CUDA/Inputs/gpu_kernels.tdsl" \
-       -o "$out/cuda_gpu_kernels_t$t" >> "$log" 2>&1; then
-    echo "built cuda_gpu_kernels_t$t" >> "$log"
-    built=$((built + 1))
-  else
-    echo "FAILED to build cuda_gpu_kernels_t$t" >> "$log"
-  fi
+  build "cuda_gpu_kernels_t$t" "$root/test/CUDA/Inputs/gpu_kernels.tdsl" cuda --gpu-tile=$t
 done
 [ "$built" -gt 0 ] || { echo "gpu-check.sh: nothing was built" >&2; exit 1; }
 # The profile rows of the timed lines ('where' is file:line:column).

@@ -48,20 +48,14 @@ void mgpuMemHostUnregisterMemRef(int64_t rank, void *desc, int64_t elemSize);
 void mgpuSetDefaultDevice(int32_t device);
 }
 
+using tdsl::test::words;
+
 namespace {
 std::string readFile(const fs::path &p) {
   std::ifstream in(p);
   std::stringstream s;
   s << in.rdbuf();
   return s.str();
-}
-
-std::vector<std::string> words(const std::string &line) {
-  std::istringstream in(line);
-  std::vector<std::string> out;
-  for (std::string w; in >> w;)
-    out.push_back(w);
-  return out;
 }
 
 /// The first line of `text` that starts with `prefix`.

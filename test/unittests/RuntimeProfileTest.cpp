@@ -16,6 +16,8 @@
 
 namespace fs = std::filesystem;
 
+using tdsl::test::words;
+
 namespace {
 std::string readFile(const fs::path &p) {
   std::ifstream in(p);
@@ -28,14 +30,6 @@ void fakeLaunch(int32_t id, int ms, double flops, double bytes) {
   int64_t start = tdsl_kernel_begin(id);
   std::this_thread::sleep_for(std::chrono::milliseconds(ms));
   tdsl_kernel_end(id, start, flops, bytes);
-}
-
-std::vector<std::string> words(const std::string &line) {
-  std::istringstream in(line);
-  std::vector<std::string> out;
-  for (std::string w; in >> w;)
-    out.push_back(w);
-  return out;
 }
 
 /// The report line whose first word is `name`.

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <sstream>
 
 int tdsl::test::runSelf(const std::string &env, const std::string &test,
                         const std::string &redirect) {
@@ -19,4 +20,12 @@ int tdsl::test::runSelf(const std::string &env, const std::string &test,
                     redirect;
   int status = std::system(cmd.c_str());
   return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+std::vector<std::string> tdsl::test::words(const std::string &line) {
+  std::istringstream in(line);
+  std::vector<std::string> out;
+  for (std::string w; in >> w;)
+    out.push_back(w);
+  return out;
 }

@@ -39,6 +39,9 @@ private:
   std::vector<int64_t> words;
 };
 
+/// The whitespace-separated words of `line`.
+std::vector<std::string> words(const std::string &line);
+
 /// Runs one test of this binary in a child process with extra environment
 /// `env` ("A=1 B=2") and shell redirections; returns its exit status.
 int runSelf(const std::string &env, const std::string &test,
