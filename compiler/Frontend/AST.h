@@ -215,6 +215,9 @@ struct LetStmt : Stmt {
   bool hasAnnotation = false;
   TypeSpec annotation;
   ExprPtr value;
+  /// Set by Sema for an annotated binding: the declared type, with its
+  /// dimension names resolved (the name's type from here on).
+  Type boundType;
   static bool classof(const Stmt *s) { return s->kind == Let; }
 };
 
@@ -241,8 +244,12 @@ struct ForStmt : Stmt {
   ForStmt(llvm::SMLoc loc) : Stmt(For, loc) {}
   LoopRange range;
   StmtList body;
-  /// Set by Sema: outer names rebound in the body (loop-carried values).
+  /// Set by Sema: outer names rebound in the body (loop-carried values), and
+  /// the type each has throughout the loop: the join of its type before the
+  /// loop and of every value the body gives it (a size that changes between
+  /// iterations is `?`).
   std::vector<std::string> carried;
+  std::vector<Type> carriedTypes;
   static bool classof(const Stmt *s) { return s->kind == For; }
 };
 
@@ -250,8 +257,10 @@ struct IfStmt : Stmt {
   IfStmt(llvm::SMLoc loc) : Stmt(If, loc) {}
   ExprPtr cond;
   StmtList thenBody, elseBody;
-  /// Set by Sema: outer names rebound in either branch.
+  /// Set by Sema: outer names rebound in either branch, and the type each
+  /// has after the `if` (the join of the two branches' values).
   std::vector<std::string> carried;
+  std::vector<Type> carriedTypes;
   static bool classof(const Stmt *s) { return s->kind == If; }
 };
 

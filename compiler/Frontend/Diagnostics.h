@@ -2,9 +2,12 @@
 #ifndef TDSL_FRONTEND_DIAGNOSTICS_H
 #define TDSL_FRONTEND_DIAGNOSTICS_H
 
+#include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/Twine.h"
 #include "llvm/Support/SMLoc.h"
 #include "llvm/Support/SourceMgr.h"
+
+#include <string>
 
 namespace tdsl {
 
@@ -40,10 +43,61 @@ public:
   /// Stops printing after this many errors (0: no limit), like clang's -ferror-limit.
   void setErrorLimit(unsigned limit) { errorLimit = limit; }
 
+  /// A diagnostic held back by a Tentative.
+  struct Held {
+    llvm::SMLoc loc;
+    llvm::SourceMgr::DiagKind kind;
+    std::string msg;
+  };
+
+  /// Diagnostics held back while a checker tries something it may redo:
+  /// `discard` forgets them (and their counts), `commit` prints them.
+  class Tentative {
+  public:
+    explicit Tentative(DiagEngine &engine)
+        : engine(engine), outer(engine.held), errors(engine.numErrors),
+          warnings(engine.numWarnings) {
+      engine.held = &pending;
+    }
+    ~Tentative() { commit(); }
+    void discard() {
+      if (engine.held != &pending)
+        return;
+      engine.held = outer;
+      pending.clear();
+      engine.numErrors = errors;
+      engine.numWarnings = warnings;
+    }
+    void commit() {
+      if (engine.held != &pending)
+        return;
+      engine.held = outer;
+      for (Held &h : pending)
+        engine.emit(h.loc, h.kind, h.msg);
+      pending.clear();
+    }
+
+  private:
+    DiagEngine &engine;
+    llvm::SmallVectorImpl<Held> *outer;
+    llvm::SmallVector<Held, 0> pending;
+    unsigned errors, warnings;
+  };
+
 private:
   void emit(llvm::SMLoc loc, llvm::SourceMgr::DiagKind kind,
             const llvm::Twine &msg) {
-    if (errorLimit && numErrors > errorLimit)
+    if (held) {
+      held->push_back({loc, kind, msg.str()});
+      return;
+    }
+    emitNow(loc, kind, msg);
+  }
+  void emitNow(llvm::SMLoc loc, llvm::SourceMgr::DiagKind kind,
+               const llvm::Twine &msg) {
+    if (kind == llvm::SourceMgr::DK_Error)
+      ++printedErrors;
+    if (errorLimit && printedErrors > errorLimit)
       return;
     srcMgr.PrintMessage(loc, kind, msg);
   }
@@ -52,8 +106,10 @@ private:
   unsigned numErrors = 0;
   unsigned numWarnings = 0;
   unsigned errorLimit = 0;
+  unsigned printedErrors = 0;
   bool suppressWarnings = false;
   bool lastSuppressed = false;
+  llvm::SmallVectorImpl<Held> *held = nullptr;
 };
 
 } // namespace tdsl

@@ -52,13 +52,32 @@ struct VarInfo {
   bool used = false;
   /// How many parallel-for bodies enclose the declaration.
   unsigned parallelDepth = 0;
+  /// A shadow is the current value of a name declared in an enclosing block
+  /// (scope `originDepth`) and rebound in this one: it carries the type of
+  /// that value for the rest of the block.
+  bool shadow = false;
+  size_t originDepth = 0;
 };
 
 /// An enclosing `for` or `if` that collects rebound outer names.
 struct ControlFrame {
   size_t scopeDepth;
   std::vector<std::string> *carried;
+  /// The type of each carried name where the loop or `if` starts.
+  llvm::StringMap<Type> entryTypes;
 };
+
+/// The least type of which `a` and `b` are both instances: dimensions that
+/// differ become `?`. False when the element kinds or ranks differ.
+static bool joinTypes(const Type &a, const Type &b, Type &out) {
+  if (a.elem != b.elem || a.isTensor != b.isTensor || a.rank() != b.rank())
+    return false;
+  out = a;
+  for (unsigned d = 0; d < a.rank(); ++d)
+    if (!(a.shape[d] == b.shape[d]))
+      out.shape[d] = Dim::getDynamic(a.shape[d].origin);
+  return true;
+}
 
 /// What index notation has learned about one index variable.
 struct IndexInfo {
@@ -88,6 +107,8 @@ private:
   void checkFor(ForStmt &f);
   void checkIf(IfStmt &s);
   void bind(StringRef name, const Type &type, SMLoc loc);
+  void setVisibleType(StringRef name, const Type &type);
+  Type visibleType(StringRef name);
 
   // Expressions.
   Type check(Expr &e);
@@ -103,6 +124,7 @@ private:
   Type checkReduce(ReduceExpr &e);
   Type checkParallelFor(ParallelForExpr &e);
   bool checkRangeBound(Expr &e);
+  Dim rangeExtent(const LoopRange &r);
   Type broadcast(const Type &a, const Type &b, ElemKind elem, SMLoc loc,
                  StringRef what);
   bool unifyElem(Expr &lhs, Expr &rhs, ElemKind &out, SMLoc loc, StringRef what);
@@ -414,12 +436,18 @@ void Checker::bind(StringRef name, const Type &type, SMLoc loc) {
     diags.note(old->loc, "'" + name + "' was declared here");
     return;
   }
-  if (depth + 1 == scopes.size()) {
-    // Rebinding in the same block: a new value, which may have a new type.
+  size_t origin = old->shadow ? old->originDepth : depth;
+  if (origin + 1 == scopes.size()) {
+    // Rebinding in the block of the declaration: a new value, which may have
+    // a new type.
     old->type = type;
     return;
   }
-  if (old->type != type && !type.isError() && !old->type.isError()) {
+  // A name of an enclosing block: its value flows out of this `for` or `if`,
+  // so only its sizes may change (they become `?` where they differ).
+  Type joined;
+  if (!type.isError() && !old->type.isError() &&
+      !joinTypes(old->type, type, joined)) {
     diags.error(loc, "'" + name + "' has type " + old->type.str() +
                          " but is assigned a value of type " + type.str() +
                          " inside a loop or branch");
@@ -427,9 +455,34 @@ void Checker::bind(StringRef name, const Type &type, SMLoc loc) {
     return;
   }
   for (ControlFrame &f : controlFrames)
-    if (f.scopeDepth > depth &&
-        llvm::find(*f.carried, name.str()) == f.carried->end())
+    if (f.scopeDepth > origin &&
+        llvm::find(*f.carried, name.str()) == f.carried->end()) {
       f.carried->push_back(name.str());
+      f.entryTypes.try_emplace(name, old->type);
+    }
+  setVisibleType(name, type);
+}
+
+/// The type of the value `name` has from here to the end of the current
+/// block: the entry of this block, or a new shadow of an outer one.
+void Checker::setVisibleType(StringRef name, const Type &type) {
+  size_t depth;
+  VarInfo *old = lookup(name, &depth);
+  if (depth + 1 == scopes.size()) {
+    old->type = type;
+    return;
+  }
+  VarInfo shadow = *old;
+  shadow.type = type;
+  shadow.used = true;
+  shadow.shadow = true;
+  shadow.originDepth = old->shadow ? old->originDepth : depth;
+  scopes.back()[name] = shadow;
+}
+
+Type Checker::visibleType(StringRef name) {
+  VarInfo *v = lookup(name);
+  return v ? v->type : Type::error();
 }
 
 void Checker::checkLet(LetStmt &let) {
@@ -450,7 +503,12 @@ void Checker::checkLet(LetStmt &let) {
     return bindError();
   }
   if (let.hasAnnotation) {
-    const Type &want = let.annotation.type;
+    // The declared type is the name's type: `g: f32[?] = zeros(f32[1])`
+    // lets later values of `g` have other sizes. Names in its dimensions are
+    // dimension names (symbolic) or integer variables (run-time sizes).
+    Type want = let.annotation.type;
+    if (!resolveTypeArg(want, let.annotation.loc, /*allowDynamic=*/true))
+      return bindError();
     if (isLiteralKind(t.elem) && !coerce(*let.value, want.elem, "binding"))
       return bindError();
     t = let.value->type;
@@ -465,6 +523,8 @@ void Checker::checkLet(LetStmt &let) {
       diags.note(let.annotation.loc, "type declared here");
       return bindError();
     }
+    let.boundType = want;
+    t = want;
   } else {
     settleDefault(*let.value);
     t = let.value->type;
@@ -475,29 +535,106 @@ void Checker::checkLet(LetStmt &let) {
 void Checker::checkFor(ForStmt &f) {
   checkRangeBound(*f.range.lower);
   checkRangeBound(*f.range.upper);
-  pushScope();
-  VarInfo info;
-  info.type = Type::scalar(ElemKind::I64);
-  info.loc = f.range.var.loc;
-  info.kind = VarKind::LoopVar;
-  declare(f.range.var.name, info, true);
-  controlFrames.push_back({scopes.size() - 1, &f.carried});
-  checkBlock(f.body, false, false, nullptr);
-  controlFrames.pop_back();
-  popScope();
+  // The carried names' types throughout the loop are a fixed point: when the
+  // body gives a name a value of another size, the loop is checked again
+  // with that name's type widened (a few rounds at most: sizes only become
+  // `?`). Diagnostics of a round that is redone are dropped.
+  llvm::StringMap<Type> widened;
+  for (unsigned round = 0;; ++round) {
+    DiagEngine::Tentative tentative(diags);
+    f.carried.clear();
+    pushScope();
+    VarInfo info;
+    info.type = Type::scalar(ElemKind::I64);
+    info.loc = f.range.var.loc;
+    info.kind = VarKind::LoopVar;
+    declare(f.range.var.name, info, /*warnShadow=*/true);
+    controlFrames.push_back({scopes.size() - 1, &f.carried, {}});
+    for (auto &w : widened) {
+      setVisibleType(w.first(), w.second);
+      controlFrames.back().entryTypes[w.first()] = w.second;
+    }
+    checkBlock(f.body, false, false, nullptr);
+    llvm::StringMap<Type> entry = std::move(controlFrames.back().entryTypes);
+    bool again = false;
+    f.carriedTypes.clear();
+    for (const std::string &n : f.carried) {
+      Type start = entry.lookup(n), joined;
+      if (!joinTypes(start, visibleType(n), joined))
+        joined = start;
+      if (joined != start) {
+        widened[n] = joined;
+        again = true;
+      }
+      f.carriedTypes.push_back(joined);
+    }
+    controlFrames.pop_back();
+    popScope();
+    if (!again || round == 8)
+      break;
+    tentative.discard();
+  }
+  for (unsigned i = 0; i < f.carried.size(); ++i)
+    setVisibleType(f.carried[i], f.carriedTypes[i]);
 }
 
 void Checker::checkIf(IfStmt &s) {
   Type c = check(*s.cond);
   if (!c.isError() && (c.isTensor || c.elem != ElemKind::I1))
     diags.error(s.cond->loc, "condition must be an i1 scalar, not " + c.str());
-  for (StmtList *body : {&s.thenBody, &s.elseBody}) {
+  s.carried.clear();
+  // The type of each carried name at the end of each branch.
+  llvm::StringMap<Type> finals[2];
+  llvm::StringMap<Type> entry;
+  for (int branch = 0; branch < 2; ++branch) {
     pushScope();
-    controlFrames.push_back({scopes.size() - 1, &s.carried});
-    checkBlock(*body, false, false, nullptr);
+    controlFrames.push_back({scopes.size() - 1, &s.carried, {}});
+    checkBlock(branch == 0 ? s.thenBody : s.elseBody, false, false, nullptr);
+    for (const std::string &n : s.carried)
+      finals[branch][n] = visibleType(n);
+    for (auto &e : controlFrames.back().entryTypes)
+      entry.try_emplace(e.first(), e.second);
     controlFrames.pop_back();
     popScope();
   }
+  s.carriedTypes.clear();
+  for (const std::string &n : s.carried) {
+    // A branch that does not assign the name leaves its value as it was.
+    Type a = finals[0].count(n) ? finals[0][n] : entry.lookup(n);
+    Type b = finals[1].count(n) ? finals[1][n] : entry.lookup(n);
+    Type joined;
+    if (!joinTypes(a, b, joined))
+      joined = entry.lookup(n);
+    s.carriedTypes.push_back(joined);
+    setVisibleType(n, joined);
+  }
+}
+
+/// The extent of `lo..hi` as a dimension: static for two literals; from
+/// 0 to a dimension name (`0..N`) or to `dim(t, k)`, that dimension of the
+/// parameters or of `t`; otherwise known only at run time.
+Dim Checker::rangeExtent(const LoopRange &r) {
+  auto *lo = llvm::dyn_cast<IntLitExpr>(r.lower.get());
+  auto *hi = llvm::dyn_cast<IntLitExpr>(r.upper.get());
+  if (lo && hi && hi->value > lo->value)
+    return Dim::getStatic(hi->value - lo->value, r.var.loc);
+  if (!lo || lo->value != 0)
+    return Dim::getDynamic(r.var.loc);
+  if (auto *ref = llvm::dyn_cast<VarRefExpr>(r.upper.get()))
+    if (ref->varKind == VarKind::DimSymbol)
+      return Dim::getSymbol(ref->name, r.var.loc);
+  if (auto *call = llvm::dyn_cast<CallExpr>(r.upper.get()))
+    if (!call->target && call->callee == "dim" && call->module.empty() &&
+        call->args.size() == 2 && call->args[0].value->type.isTensor) {
+      const Type &t = call->args[0].value->type;
+      auto *k = llvm::dyn_cast<IntLitExpr>(call->args[1].value.get());
+      if (k && k->value < t.rank()) {
+        Dim d = t.shape[k->value];
+        d.origin = r.var.loc;
+        return d;
+      }
+    }
+  return Dim::getDynamic(r.var.loc);
 }
 
 bool Checker::checkRangeBound(Expr &e) {
@@ -682,8 +819,9 @@ Type Checker::checkReduce(ReduceExpr &e) {
   return Type::scalar(e.body->type.elem);
 }
 
-/// A subscript is direct when it is an index variable or an integer literal;
-/// only direct accesses tell the range of an index variable.
+/// A subscript that is exactly an index variable tells that variable's
+/// range: the extent of the dimension it subscripts, whatever the other
+/// subscripts of the access are (`a[r, j]`, `m[i, (i + 1) % 3]`).
 Type Checker::checkIndex(IndexExpr &e) {
   Type base = check(*e.base);
   bool ok = !base.isError();
@@ -697,15 +835,9 @@ Type Checker::checkIndex(IndexExpr &e) {
                            Twine(e.indices.size()));
     ok = false;
   }
-  bool direct = true;
-  for (auto &idx : e.indices) {
-    auto *ref = llvm::dyn_cast<VarRefExpr>(idx.get());
-    bool isIndexVar = ref && indexInfo.count(ref->name);
-    if (!isIndexVar && !llvm::isa<IntLitExpr>(idx.get()))
-      direct = false;
+  for (auto &idx : e.indices)
     if (!expectScalarInt(*idx, "a subscript"))
       ok = false;
-  }
   if (!ok)
     return Type::error();
   for (unsigned i = 0; i < e.indices.size(); ++i) {
@@ -719,10 +851,10 @@ Type Checker::checkIndex(IndexExpr &e) {
       }
     }
   }
-  if (direct) {
+  {
     for (unsigned i = 0; i < e.indices.size(); ++i) {
       auto *ref = llvm::dyn_cast<VarRefExpr>(e.indices[i].get());
-      if (!ref)
+      if (!ref || ref->varKind != VarKind::IndexVar || !indexInfo.count(ref->name))
         continue;
       IndexInfo &info = indexInfo[ref->name];
       Dim d = base.shape[i];
@@ -1073,12 +1205,7 @@ Type Checker::checkParallelFor(ParallelForExpr &e) {
   for (LoopRange &r : e.ranges) {
     ok &= checkRangeBound(*r.lower);
     ok &= checkRangeBound(*r.upper);
-    auto *lo = llvm::dyn_cast<IntLitExpr>(r.lower.get());
-    auto *hi = llvm::dyn_cast<IntLitExpr>(r.upper.get());
-    if (lo && hi && hi->value > lo->value)
-      dims.push_back(Dim::getStatic(hi->value - lo->value, r.var.loc));
-    else
-      dims.push_back(Dim::getDynamic(r.var.loc));
+    dims.push_back(rangeExtent(r));
   }
   pushScope();
   for (LoopRange &r : e.ranges) {

@@ -39,11 +39,30 @@ namespace {
 using Env = llvm::StringMap<mlir::Value>;
 
 /// The loops of one tdsl.index_gen under construction.
+/// A read that an input of an index_gen makes on every iteration but that
+/// no subscript check covers: it must be in range unless no iteration runs.
+struct PendingGuard {
+  mlir::Value tensor;
+  unsigned dim;
+  mlir::Value index;
+  std::string message;
+  mlir::Location loc;
+};
+
 struct IndexFrame {
   std::vector<std::string> dims;
   /// Values that stand for expressions inside the region (block arguments,
   /// or values computed outside and captured).
   llvm::DenseMap<const Expr *, mlir::Value> leaves;
+  std::vector<PendingGuard> guards;
+};
+
+/// How a subscript of a tensor read inside index notation is generated.
+enum class SubscriptKind {
+  Direct,    // an index variable of the op: an affine map result
+  Constant,  // an integer literal: an affine constant
+  Invariant, // no index variable of the op: computed once, before the op
+  Computed,  // computed from index variables: read inside the region
 };
 
 class Generator {
@@ -65,6 +84,8 @@ private:
   mlir::Value toI64(mlir::Value v, mlir::Location l) {
     return castTo(v, builder.getI64Type(), l);
   }
+  void checkSymbolicDims(mlir::Value v, const Type &type, Env &env,
+                         mlir::Location l, llvm::StringRef what);
   bool fail(SMLoc l, const llvm::Twine &msg) {
     diags.error(l, msg);
     failed = true;
@@ -98,8 +119,18 @@ private:
                      llvm::SmallVectorImpl<mlir::Value> &inputs,
                      llvm::SmallVectorImpl<mlir::AffineMap> &maps,
                      llvm::SmallVectorImpl<const Expr *> &inputExprs);
+  bool collectAccess(IndexExpr &e, IndexFrame &frame, Env &env,
+                     llvm::SmallVectorImpl<mlir::Value> &inputs,
+                     llvm::SmallVectorImpl<mlir::AffineMap> &maps,
+                     llvm::SmallVectorImpl<const Expr *> &inputExprs);
+  void emitGuards(IndexFrame &frame, llvm::ArrayRef<mlir::Value> inputs,
+                  llvm::ArrayRef<mlir::AffineMap> maps, mlir::Location l);
   bool usesIndex(const Expr &e, const IndexFrame &frame) const;
-  static bool isDirectAccess(const IndexExpr &e, const IndexFrame &frame);
+  SubscriptKind classify(const Expr &s, const IndexFrame &frame) const;
+  std::string outOfRange(const IndexExpr &e, unsigned d) const {
+    return "subscript " + std::to_string(d) +
+           " is out of range for a tensor of type " + e.base->type.str();
+  }
 
   mlir::MLIRContext &ctx;
   Program &program;
@@ -209,6 +240,26 @@ mlir::Value Generator::castTo(mlir::Value v, mlir::Type to, mlir::Location l) {
   return t::CastOp::create(builder, l, to, v);
 }
 
+/// Checks at run time that each dimension of `v` that `type` names (`N`)
+/// has the extent that name has in the function.
+void Generator::checkSymbolicDims(mlir::Value v, const Type &type, Env &env,
+                                  mlir::Location l, llvm::StringRef what) {
+  for (unsigned d = 0; d < type.rank(); ++d) {
+    const Dim &dim = type.shape[d];
+    mlir::Value want = dim.kind == Dim::Symbol ? env.lookup(dim.symbol) : nullptr;
+    if (!want)
+      continue;
+    mlir::Value size = mlir::tensor::DimOp::create(builder, l, v, d);
+    mlir::Value same = mlir::arith::CmpIOp::create(
+        builder, l, mlir::arith::CmpIPredicate::eq, size, toIndex(want, l));
+    mlir::cf::AssertOp::create(builder, l, same,
+                               (what + " has a dimension " + llvm::Twine(d) +
+                                " other than '" + dim.symbol +
+                                "' as its type says")
+                                   .str());
+  }
+}
+
 //===----------------------------------------------------------------------===//
 // Functions and statements
 //===----------------------------------------------------------------------===//
@@ -280,10 +331,8 @@ bool Generator::genStmt(Stmt &s, Env &env) {
     mlir::Value v = gen(*let.value, env);
     if (!v)
       return false;
-    if (let.hasAnnotation)
-      v = castTo(v, toMLIR(let.value->type.isTensor ? let.annotation.type
-                                                    : let.value->type),
-                 loc(let.loc));
+    if (let.hasAnnotation && let.boundType.isTensor)
+      v = castTo(v, toMLIR(let.boundType), loc(let.loc));
     env[let.name] = v;
     return true;
   }
@@ -312,6 +361,8 @@ bool Generator::genStmt(Stmt &s, Env &env) {
     if (!v)
       return false;
     v = castTo(v, toMLIR(currentFn->result.type), l);
+    checkSymbolicDims(v, currentFn->result.type, env, l,
+                      "the result of '" + currentFn->qualifiedName() + "'");
     mlir::func::ReturnOp::create(builder, l, v);
     return true;
   }
@@ -336,9 +387,11 @@ bool Generator::genFor(ForStmt &f, Env &env) {
   lo = toIndex(lo, l);
   hi = toIndex(hi, l);
   mlir::Value step = mlir::arith::ConstantIndexOp::create(builder, l, 1);
+  // Each carried value has the loop's type for it (wider than the initial
+  // value's when sizes change between iterations).
   llvm::SmallVector<mlir::Value> init;
-  for (const std::string &n : f.carried)
-    init.push_back(env.lookup(n));
+  for (unsigned i = 0; i < f.carried.size(); ++i)
+    init.push_back(castTo(env.lookup(f.carried[i]), toMLIR(f.carriedTypes[i]), l));
   auto loop = mlir::scf::ForOp::create(builder, l, lo, hi, step, init);
   mlir::OpBuilder::InsertionGuard guard(builder);
   builder.setInsertionPointToStart(loop.getBody());
@@ -371,8 +424,8 @@ bool Generator::genIf(IfStmt &s, Env &env) {
   if (!cond)
     return false;
   llvm::SmallVector<mlir::Type> types;
-  for (const std::string &n : s.carried)
-    types.push_back(env.lookup(n).getType());
+  for (const Type &t : s.carriedTypes)
+    types.push_back(toMLIR(t));
   auto ifOp = mlir::scf::IfOp::create(builder, l, types, cond,
                                       /*withElseRegion=*/true);
   for (int branch = 0; branch < 2; ++branch) {
@@ -542,10 +595,7 @@ mlir::Value Generator::genSubscript(IndexExpr &e, Env &env) {
                     builder, il, tensorType.getDimSize(d));
       mlir::Value inRange = mlir::arith::CmpIOp::create(
           builder, il, mlir::arith::CmpIPredicate::ult, index, extent);
-      mlir::cf::AssertOp::create(
-          builder, il, inRange,
-          "subscript " + std::to_string(d) + " is out of range for a tensor "
-          "of type " + e.base->type.str());
+      mlir::cf::AssertOp::create(builder, il, inRange, outOfRange(e, d));
     }
     idx.push_back(index);
   }
@@ -880,16 +930,136 @@ bool Generator::usesIndex(const Expr &e, const IndexFrame &frame) const {
   }
 }
 
-bool Generator::isDirectAccess(const IndexExpr &e, const IndexFrame &frame) {
-  for (auto &s : e.indices) {
-    if (llvm::isa<IntLitExpr>(s.get()))
-      continue;
-    auto *r = llvm::dyn_cast<VarRefExpr>(s.get());
-    if (!r || r->varKind != VarKind::IndexVar ||
-        !llvm::is_contained(frame.dims, r->name))
+SubscriptKind Generator::classify(const Expr &s, const IndexFrame &frame) const {
+  if (llvm::isa<IntLitExpr>(&s))
+    return SubscriptKind::Constant;
+  auto *r = llvm::dyn_cast<VarRefExpr>(&s);
+  if (r && r->varKind == VarKind::IndexVar &&
+      llvm::is_contained(frame.dims, r->name))
+    return SubscriptKind::Direct;
+  return usesIndex(s, frame) ? SubscriptKind::Computed : SubscriptKind::Invariant;
+}
+
+/// A tensor read `t[s0, s1, ...]` that uses the op's index variables:
+///  - direct and constant subscripts only: an input with an affine map;
+///  - direct, constant and loop-invariant ones (`a[r, j]`): the slice at the
+///    invariant positions, computed once, as such an input;
+///  - some subscript computed from the indices (`m[i, (i + 1) % 3]`): read
+///    inside the region, with a run-time check per subscript; its direct
+///    subscripts still give loop ranges, through the same tensor as an
+///    input whose block argument is never used (a range carrier).
+bool Generator::collectAccess(IndexExpr &e, IndexFrame &frame, Env &env,
+                              llvm::SmallVectorImpl<mlir::Value> &inputs,
+                              llvm::SmallVectorImpl<mlir::AffineMap> &maps,
+                              llvm::SmallVectorImpl<const Expr *> &inputExprs) {
+  unsigned numDims = frame.dims.size();
+  llvm::SmallVector<SubscriptKind, 4> kinds;
+  for (auto &sub : e.indices)
+    kinds.push_back(classify(*sub, frame));
+  bool computed = llvm::is_contained(kinds, SubscriptKind::Computed);
+  bool direct = llvm::is_contained(kinds, SubscriptKind::Direct);
+  if (computed) {
+    // The tensor is captured; subscripts are computed inside the region.
+    if (!collectInputs(*e.base, frame, env, inputs, maps, inputExprs))
       return false;
+    for (auto &sub : e.indices)
+      if (!collectInputs(*sub, frame, env, inputs, maps, inputExprs))
+        return false;
+    if (!direct)
+      return true;
   }
+  mlir::Value base = computed ? frame.leaves.lookup(e.base.get()) : nullptr;
+  if (!base)
+    base = gen(*e.base, env);
+  if (!base)
+    return false;
+  auto type = mlir::cast<mlir::RankedTensorType>(base.getType());
+  llvm::SmallVector<mlir::OpFoldResult> offsets, sizes, strides;
+  llvm::SmallVector<int64_t> keptShape;
+  llvm::SmallVector<mlir::AffineExpr> results;
+  mlir::OpFoldResult zero = builder.getIndexAttr(0), one = builder.getIndexAttr(1);
+  bool slice = false;
+  for (auto [d, sub] : llvm::enumerate(e.indices)) {
+    mlir::Location sl = loc(sub->loc);
+    mlir::Value index;
+    switch (kinds[d]) {
+    case SubscriptKind::Direct:
+      results.push_back(builder.getAffineDimExpr(
+          llvm::find(frame.dims, llvm::cast<VarRefExpr>(*sub).name) -
+          frame.dims.begin()));
+      break;
+    case SubscriptKind::Constant: {
+      uint64_t c = llvm::cast<IntLitExpr>(*sub).value;
+      results.push_back(builder.getAffineConstantExpr(c));
+      if (type.isDynamicDim(d)) // static extents were checked by Sema
+        index = mlir::arith::ConstantIndexOp::create(builder, sl, c);
+      break;
+    }
+    case SubscriptKind::Invariant:
+      if (!computed) {
+        // Sliced away below; checked once, before the op.
+        mlir::Value v = gen(*sub, env);
+        if (!v)
+          return false;
+        index = toIndex(v, sl);
+        slice = true;
+        break;
+      }
+      [[fallthrough]];
+    case SubscriptKind::Computed:
+      // The range carrier reads position 0 of this dimension.
+      results.push_back(builder.getAffineConstantExpr(0));
+      index = mlir::arith::ConstantIndexOp::create(builder, sl, 0);
+      break;
+    }
+    if (index)
+      frame.guards.push_back({base, (unsigned)d, index, outOfRange(e, d), sl});
+    bool dropped = kinds[d] == SubscriptKind::Invariant && !computed;
+    offsets.push_back(dropped ? mlir::OpFoldResult(index) : zero);
+    sizes.push_back(dropped ? one
+                            : mlir::tensor::getMixedSize(builder, sl, base, d));
+    strides.push_back(one);
+    if (!dropped)
+      keptShape.push_back(type.getDimSize(d));
+  }
+  if (slice)
+    base = mlir::tensor::ExtractSliceOp::create(
+        builder, loc(e.loc),
+        mlir::RankedTensorType::get(keptShape, type.getElementType()), base,
+        offsets, sizes, strides);
+  inputs.push_back(base);
+  maps.push_back(mlir::AffineMap::get(numDims, 0, results, &ctx));
+  inputExprs.push_back(computed ? nullptr : &e);
   return true;
+}
+
+/// Checks the reads of `frame.guards` before the op, unless the op runs no
+/// iteration (then it reads nothing, as a loop in C would not).
+void Generator::emitGuards(IndexFrame &frame, llvm::ArrayRef<mlir::Value> inputs,
+                           llvm::ArrayRef<mlir::AffineMap> maps,
+                           mlir::Location l) {
+  if (frame.guards.empty())
+    return;
+  mlir::Value empty = mlir::arith::ConstantOp::create(builder, l, builder.getBoolAttr(false));
+  mlir::Value zero = mlir::arith::ConstantIndexOp::create(builder, l, 0);
+  for (unsigned d = 0; d < frame.dims.size(); ++d)
+    for (auto [input, map] : llvm::zip(inputs, maps)) {
+      auto pos = map.getResultPosition(builder.getAffineDimExpr(d));
+      if (!pos || !mlir::isa<mlir::RankedTensorType>(input.getType()))
+        continue;
+      mlir::Value extent = mlir::tensor::DimOp::create(builder, l, input, *pos);
+      mlir::Value none = mlir::arith::CmpIOp::create(
+          builder, l, mlir::arith::CmpIPredicate::eq, extent, zero);
+      empty = mlir::arith::OrIOp::create(builder, l, empty, none);
+      break;
+    }
+  for (PendingGuard &g : frame.guards) {
+    mlir::Value extent = mlir::tensor::DimOp::create(builder, g.loc, g.tensor, g.dim);
+    mlir::Value inRange = mlir::arith::CmpIOp::create(
+        builder, g.loc, mlir::arith::CmpIPredicate::ult, g.index, extent);
+    mlir::Value ok = mlir::arith::OrIOp::create(builder, g.loc, inRange, empty);
+    mlir::cf::AssertOp::create(builder, g.loc, ok, g.message);
+  }
 }
 
 /// Walks the body of an index expression before its op is built: direct
@@ -911,37 +1081,10 @@ bool Generator::collectInputs(Expr &e, IndexFrame &frame, Env &env,
     frame.leaves[&e] = v;
     return true;
   }
-  auto dimPos = [&](StringRef n) {
-    return (unsigned)(llvm::find(frame.dims, n) - frame.dims.begin());
-  };
   switch (e.kind) {
-  case Expr::Index: {
-    auto &ie = llvm::cast<IndexExpr>(e);
-    if (!isDirectAccess(ie, frame)) {
-      // Subscripts are computed inside the region; the tensor is captured.
-      if (!collectInputs(*ie.base, frame, env, inputs, maps, inputExprs))
-        return false;
-      for (auto &s : ie.indices)
-        if (!collectInputs(*s, frame, env, inputs, maps, inputExprs))
-          return false;
-      return true;
-    }
-    mlir::Value base = gen(*ie.base, env);
-    if (!base)
-      return false;
-    llvm::SmallVector<mlir::AffineExpr> results;
-    for (auto &s : ie.indices) {
-      if (auto *lit = llvm::dyn_cast<IntLitExpr>(s.get()))
-        results.push_back(builder.getAffineConstantExpr(lit->value));
-      else
-        results.push_back(builder.getAffineDimExpr(
-            dimPos(llvm::cast<VarRefExpr>(s.get())->name)));
-    }
-    inputs.push_back(base);
-    maps.push_back(mlir::AffineMap::get(numDims, 0, results, &ctx));
-    inputExprs.push_back(&e);
-    return true;
-  }
+  case Expr::Index:
+    return collectAccess(llvm::cast<IndexExpr>(e), frame, env, inputs, maps,
+                         inputExprs);
   case Expr::Reduce: {
     // A reduction inside a larger index expression gets its own op over the
     // enclosing loops it uses, read back through an affine map.
@@ -1034,6 +1177,7 @@ mlir::Value Generator::genIndexGen(llvm::ArrayRef<std::string> parallelDims,
       return nullptr;
     }
   }
+  emitGuards(frame, inputs, maps, l);
   llvm::SmallVector<mlir::AffineExpr> outResults;
   for (unsigned d = 0; d < parallelDims.size(); ++d)
     outResults.push_back(builder.getAffineDimExpr(d));
@@ -1045,7 +1189,8 @@ mlir::Value Generator::genIndexGen(llvm::ArrayRef<std::string> parallelDims,
   mlir::Block *block = &op.getRegion().front();
   builder.setInsertionPointToEnd(block);
   for (unsigned i = 0; i < inputExprs.size(); ++i)
-    frame.leaves[inputExprs[i]] = block->getArgument(i);
+    if (inputExprs[i]) // not a range carrier
+      frame.leaves[inputExprs[i]] = block->getArgument(i);
   indexFrames.push_back(&frame);
   mlir::Value v = gen(body, env);
   indexFrames.pop_back();

@@ -67,6 +67,23 @@ TDSL_RUNTIME_EXPORT void *_mlir_memref_to_llvm_aligned_alloc(size_t alignment,
 
 TDSL_RUNTIME_EXPORT void _mlir_memref_to_llvm_free(void *ptr) { tdsl_free(ptr); }
 
+/// memref.copy between buffers of any layout (finalize-memref-to-llvm calls
+/// it when either side is not contiguous, e.g. a slice `a[r, j]`): the ABI
+/// of MLIR's runner utilities, an element size and two unranked memrefs
+/// {rank, descriptor*} of equal shapes.
+TDSL_RUNTIME_EXPORT void memrefCopy(int64_t elemSize, const int64_t *src,
+                                    const int64_t *dst) {
+  int64_t rank = src[0];
+  tdsl::rt::MemRefView from(reinterpret_cast<void *const *>(src + 1)[0], rank,
+                            elemSize);
+  tdsl::rt::MemRefView to(reinterpret_cast<void *const *>(dst + 1)[0], rank,
+                          elemSize);
+  int64_t n = from.numElements();
+  tdsl::rt::RowMajorWalker in(from, 0), out(to, 0);
+  for (int64_t k = 0; k < n; ++k, in.next(), out.next())
+    std::memcpy(out.get(), in.get(), elemSize);
+}
+
 TDSL_RUNTIME_EXPORT void tdsl_print_str(const char *text, int32_t newline) {
   if (tdsl_is_quiet())
     return;
