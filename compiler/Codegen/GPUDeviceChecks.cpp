@@ -18,11 +18,12 @@ namespace {
 struct GPUDeviceChecksPass
     : ::tdsl::impl::GPUDeviceChecksBase<GPUDeviceChecksPass> {
   void runOnOperation() override {
+    // Every check in device code, whatever shape canonicalization left it
+    // in: two checks with one condition merge into one scf.if (and lose
+    // its tdsl.check attribute), so the call is what is matched.
     SmallVector<func::CallOp> calls;
     getOperation().walk([&](func::CallOp call) {
-      auto check = call->getParentOfType<scf::IfOp>();
-      if (call.getCallee() == "tdsl_fatal" && check &&
-          check->hasAttr("tdsl.check") &&
+      if (call.getCallee() == "tdsl_fatal" &&
           (call->getParentOfType<scf::ForallOp>() ||
            call->getParentOfType<scf::ParallelOp>() ||
            call->getParentOfType<gpu::LaunchOp>()))

@@ -436,10 +436,11 @@ def LocateAllocs : Pass<"tdsl-locate-allocs", "mlir::ModuleOp"> {
 def GPUDeviceChecks : Pass<"tdsl-gpu-device-checks", "mlir::ModuleOp"> {
   let summary = "Turn run-time checks inside GPU kernels into traps";
   let description = [{
-    A run-time check (`scf.if` marked `tdsl.check`: a subscript out of range,
-    an integer division by zero) calls the host runtime's `tdsl_fatal`, which
-    a kernel cannot. Inside the loops that become kernels the call becomes
-    `llvm.intr.trap`: the kernel stops, the CUDA runtime reports the failed
+    A run-time check (a subscript out of range, an integer division by
+    zero) calls the host runtime's `tdsl_fatal`, which a kernel cannot.
+    Inside the loops that become kernels every such call becomes
+    `llvm.intr.trap`, whatever `scf.if` holds it (canonicalization merges
+    checks with one condition into one `scf.if`): the kernel stops, the CUDA runtime reports the failed
     launch with the kernel's name and DSL line, and the program exits 1.
     Checks on the host keep their located message.
 
@@ -451,6 +452,27 @@ def GPUDeviceChecks : Pass<"tdsl-gpu-device-checks", "mlir::ModuleOp"> {
     ```
   }];
   let dependentDialects = ["mlir::LLVM::LLVMDialect", "mlir::scf::SCFDialect"];
+}
+
+def GPUCheckDeviceCalls : Pass<"tdsl-gpu-check-device-calls",
+                                "mlir::gpu::GPUModuleOp"> {
+  let summary = "Report kernels that call host functions";
+  let description = [{
+    Runs on each kernel module after `convert-gpu-to-nvvm`. A call to a
+    function that the module does not define and the device does not
+    provide (libdevice's `__nv_*`, `malloc`, `free`, `vprintf`, LLVM
+    intrinsics) would make PTX that ptxas rejects as an unresolved extern
+    function: it is reported as an internal error at the call's DSL line
+    and compilation fails, so `--emit=ptx` never prints such PTX.
+
+    ```mlir
+    gpu.module @tdsl_main_parallel_for {
+      llvm.func @_mlir_ciface_tdsl_fatal(!llvm.ptr, !llvm.ptr)
+      ... llvm.call @_mlir_ciface_tdsl_fatal(...)   // error: calls the host function
+    }
+    ```
+  }];
+  let dependentDialects = ["mlir::LLVM::LLVMDialect"];
 }
 
 def GPUReduce : Pass<"tdsl-gpu-reduce", "mlir::ModuleOp"> {

@@ -1,8 +1,11 @@
 //===- Philox.cpp - The counter-based RNG as arith/math ops ----------------===//
 #include "compiler/Codegen/Philox.h"
+#include "runtime/include/tdsl/NormalTransform.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Math/IR/Math.h"
+
+#include <cmath>
 
 using namespace mlir;
 
@@ -38,15 +41,101 @@ struct RngBuilder {
     return arith::MulFOp::create(
         b, loc, f, arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0x1p-24f)));
   }
-  /// 53 random bits of (hi, lo) as a double in [0, 1).
-  Value unitF64(Value hi, Value lo) {
+  /// The top 53 bits of (hi, lo), as an i64.
+  Value bits53(Value hi, Value lo) {
     Value h = arith::ExtUIOp::create(b, loc, b.getI64Type(), hi);
     Value l = arith::ExtUIOp::create(b, loc, b.getI64Type(), lo);
     Value v = arith::OrIOp::create(b, loc, arith::ShLIOp::create(b, loc, h, i64(32)), l);
-    v = arith::ShRUIOp::create(b, loc, v, i64(11));
-    Value f = arith::UIToFPOp::create(b, loc, b.getF64Type(), v);
+    return arith::ShRUIOp::create(b, loc, v, i64(11));
+  }
+  /// 53 random bits of (hi, lo) as a double in [0, 1).
+  Value unitF64(Value hi, Value lo) {
+    Value f = arith::UIToFPOp::create(b, loc, b.getF64Type(), bits53(hi, lo));
     return arith::MulFOp::create(
         b, loc, f, arith::ConstantOp::create(b, loc, b.getF64FloatAttr(0x1p-53)));
+  }
+
+  // The normal transform (Runtime.h): basic IEEE operations in a fixed
+  // order, no libm or libdevice call, so every back end rounds alike.
+  Value fp(FloatType t, double v) {
+    return arith::ConstantOp::create(b, loc, b.getFloatAttr(t, v));
+  }
+  Value intOf(IntegerType t, int64_t v) {
+    return arith::ConstantOp::create(b, loc, b.getIntegerAttr(t, v));
+  }
+  Value mul(Value x, Value y) { return arith::MulFOp::create(b, loc, x, y); }
+  Value add(Value x, Value y) { return arith::AddFOp::create(b, loc, x, y); }
+  /// Horner's rule: c[n-1] w^(n-1) + ... + c[0], a product then a sum per step.
+  Value horner(const double *coeffs, int terms, Value w) {
+    auto t = cast<FloatType>(w.getType());
+    Value acc = fp(t, coeffs[terms - 1]);
+    for (int n = terms - 2; n >= 0; --n)
+      acc = add(mul(acc, w), fp(t, coeffs[n]));
+    return acc;
+  }
+  /// sqrt(-2 ln u1) cos(2 pi j 2^-jbits), u1 in (0, 1] of the result type,
+  /// j an integer of its width.
+  Value normal(Value u1, Value j, int jbits) {
+    auto t = cast<FloatType>(u1.getType());
+    bool f32 = t.isF32();
+    unsigned width = f32 ? 32 : 64;
+    int mant = f32 ? 23 : 52, bias = f32 ? 127 : 1023;
+    auto it = b.getIntegerType(width);
+    // ln u1 = e ln 2 + ln m, m in (sqrt(1/2), sqrt(2)].
+    Value bits = arith::BitcastOp::create(b, loc, it, u1);
+    Value e = arith::SubIOp::create(
+        b, loc, arith::ShRUIOp::create(b, loc, bits, intOf(it, mant)), intOf(it, bias));
+    Value mbits = arith::OrIOp::create(
+        b, loc, arith::AndIOp::create(b, loc, bits, intOf(it, (int64_t(1) << mant) - 1)),
+        intOf(it, int64_t(bias) << mant));
+    Value m = arith::BitcastOp::create(b, loc, t, mbits);
+    Value big = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGT, m,
+                                      fp(t, TDSL_NORMAL_SQRT2));
+    m = arith::SelectOp::create(b, loc, big, mul(m, fp(t, 0.5)), m);
+    e = arith::SelectOp::create(b, loc, big,
+                                arith::AddIOp::create(b, loc, e, intOf(it, 1)), e);
+    Value f = arith::SubFOp::create(b, loc, m, fp(t, 1.0));
+    Value s = arith::DivFOp::create(b, loc, f, add(fp(t, 2.0), f));
+    Value z = mul(s, s);
+    Value q = horner(tdsl_normal_log_coeffs,
+                     f32 ? TDSL_NORMAL_LOG_TERMS_F32 : TDSL_NORMAL_LOG_TERMS_F64, z);
+    Value lnm = mul(s, add(fp(t, 2.0), mul(z, q)));
+    Value ef = arith::SIToFPOp::create(b, loc, t, e);
+    Value logU1 = add(mul(ef, fp(t, TDSL_NORMAL_LN2)), lnm);
+    // A correctly rounded square root on every back end: f64's (the GPU's
+    // f32 sqrt may be approximate); rounded once more to f32 it is still
+    // the correctly rounded f32 root.
+    Value t2 = mul(fp(t, -2.0), logU1);
+    if (f32)
+      t2 = arith::ExtFOp::create(b, loc, b.getF64Type(), t2);
+    Value radius = math::SqrtOp::create(b, loc, t2);
+    if (f32)
+      radius = arith::TruncFOp::create(b, loc, t, radius);
+    // cos(2 pi u2) = cos(k pi/2 + pi t/2), 4 u2 = k + t, t in [-1/2, 1/2).
+    int shift = jbits - 2;
+    Value k = arith::ShRUIOp::create(
+        b, loc, arith::AddIOp::create(b, loc, j, intOf(it, int64_t(1) << (shift - 1))),
+        intOf(it, shift));
+    Value d = arith::SubIOp::create(
+        b, loc, j, arith::ShLIOp::create(b, loc, k, intOf(it, shift)));
+    Value tt = mul(arith::SIToFPOp::create(b, loc, t, d), fp(t, std::ldexp(1.0, -shift)));
+    Value w = mul(tt, tt);
+    int terms = f32 ? TDSL_NORMAL_TRIG_TERMS_F32 : TDSL_NORMAL_TRIG_TERMS_F64;
+    Value c = horner(tdsl_normal_cos_coeffs, terms, w);
+    Value sn = mul(horner(tdsl_normal_sin_coeffs, terms, w), tt);
+    Value quadrant = arith::AndIOp::create(b, loc, k, intOf(it, 3));
+    Value odd = arith::CmpIOp::create(
+        b, loc, arith::CmpIPredicate::ne,
+        arith::AndIOp::create(b, loc, quadrant, intOf(it, 1)), intOf(it, 0));
+    Value negate = arith::CmpIOp::create(
+        b, loc, arith::CmpIPredicate::ne,
+        arith::AndIOp::create(b, loc,
+                              arith::AddIOp::create(b, loc, quadrant, intOf(it, 1)),
+                              intOf(it, 2)),
+        intOf(it, 0));
+    Value v = arith::SelectOp::create(b, loc, odd, sn, c);
+    v = arith::SelectOp::create(b, loc, negate, arith::NegFOp::create(b, loc, v), v);
+    return mul(radius, v);
   }
 };
 } // namespace
@@ -72,29 +161,16 @@ Value tdsl::buildRandom(OpBuilder &b, Location loc, Value seed, Value counter,
     x0 = y0;
     x2 = y2;
   }
-  if (type.isF32()) {
-    if (!normal)
-      return r.unitF32(x0);
-    Value one = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(1.0f));
-    Value u1 = arith::SubFOp::create(b, loc, one, r.unitF32(x0));
-    Value u2 = r.unitF32(x1);
-    Value m2 = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(-2.0f));
-    Value twoPi = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(6.2831853f));
-    Value rad = math::SqrtOp::create(
-        b, loc, arith::MulFOp::create(b, loc, m2, math::LogOp::create(b, loc, u1)));
-    Value c = math::CosOp::create(b, loc, arith::MulFOp::create(b, loc, twoPi, u2));
-    return arith::MulFOp::create(b, loc, rad, c);
-  }
+  bool f32 = type.isF32();
   if (!normal)
-    return r.unitF64(x0, x1);
-  Value one = arith::ConstantOp::create(b, loc, b.getF64FloatAttr(1.0));
+    return f32 ? r.unitF32(x0) : r.unitF64(x0, x1);
+  // u1 = 1 - uniform in (0, 1]; the angle's integer j: cos(2 pi j 2^-jbits).
+  Value one = r.fp(type, 1.0);
+  if (f32) {
+    Value u1 = arith::SubFOp::create(b, loc, one, r.unitF32(x0));
+    Value j = arith::ShRUIOp::create(b, loc, x1, r.i32(8));
+    return r.normal(u1, j, 24);
+  }
   Value u1 = arith::SubFOp::create(b, loc, one, r.unitF64(x0, x1));
-  Value u2 = r.unitF64(x2, x3);
-  Value m2 = arith::ConstantOp::create(b, loc, b.getF64FloatAttr(-2.0));
-  Value twoPi =
-      arith::ConstantOp::create(b, loc, b.getF64FloatAttr(6.283185307179586));
-  Value rad = math::SqrtOp::create(
-      b, loc, arith::MulFOp::create(b, loc, m2, math::LogOp::create(b, loc, u1)));
-  Value c = math::CosOp::create(b, loc, arith::MulFOp::create(b, loc, twoPi, u2));
-  return arith::MulFOp::create(b, loc, rad, c);
+  return r.normal(u1, r.bits53(x2, x3), 53);
 }

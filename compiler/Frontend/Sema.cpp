@@ -135,6 +135,7 @@ private:
   // Literal typing.
   void settle(Expr &e, ElemKind kind, bool negated = false);
   void settleDefault(Expr &e) { settle(e, defaultKind(e.type.elem)); }
+  void retypeTensorLit(TensorLitExpr &e, ElemKind kind);
 
   // Scopes.
   void pushScope() { scopes.emplace_back(); }
@@ -672,6 +673,23 @@ bool Checker::coerce(Expr &e, ElemKind target, StringRef what) {
   }
   settle(e, target);
   return true;
+}
+
+/// Gives a tensor literal of numeric constants (already settled to its
+/// default kind) the floating-point kind `kind`.
+void Checker::retypeTensorLit(TensorLitExpr &e, ElemKind kind) {
+  if (!isNumericKind(e.type.elem))
+    return;
+  e.type.elem = kind;
+  for (auto &el : e.elements) {
+    if (auto *inner = llvm::dyn_cast<TensorLitExpr>(el.get())) {
+      retypeTensorLit(*inner, kind);
+      continue;
+    }
+    el->type.elem = kind;
+    if (auto *neg = llvm::dyn_cast<UnaryExpr>(el.get()))
+      neg->operand->type.elem = kind;
+  }
 }
 
 void Checker::settle(Expr &e, ElemKind kind, bool negated) {
@@ -1525,6 +1543,13 @@ Type Checker::checkBuiltin(CallExpr &e) {
     if (!arity(1, 1) || !valueArg(0, "a number or a tensor"))
       return Type::error();
     Expr &a = *e.args[0].value;
+    // Literals take the target type itself, so that f64(0.1) and
+    // f64([0.1, 0.2]) are the doubles nearest 0.1 and 0.2, not f32 values
+    // widened.
+    if (isFloatKind(conv) || (a.type.elem == ElemKind::IntLit && isIntKind(conv)))
+      settle(a, conv);
+    if (auto *lit = llvm::dyn_cast<TensorLitExpr>(&a); lit && isFloatKind(conv))
+      retypeTensorLit(*lit, conv);
     settleDefault(a);
     if (!isNumericKind(a.type.elem) && a.type.elem != ElemKind::I1) {
       diags.error(a.loc, "cannot convert a value of type " + a.type.str() +

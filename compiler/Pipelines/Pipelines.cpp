@@ -164,6 +164,7 @@ void buildCUDAPipeline(OpPassManager &pm, const CUDAPipelineOptions &options,
   kernels.addPass(createGPULowerAllReduce());
   addUpstream(kernels, "convert-scf-to-cf,convert-gpu-to-nvvm,canonicalize,"
                        "reconcile-unrealized-casts");
+  kernels.addPass(createGPUCheckDeviceCalls());
   if (stopAfter == CUDAStage::NVVM)
     return;
   std::string toBinary = "gpu-module-to-binary{format=";

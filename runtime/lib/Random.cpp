@@ -2,8 +2,10 @@
 // The formulas are specified in Runtime.h; the GPU back end must emit the
 // same arithmetic, so keep them in step.
 #include "Internal.h"
+#include "tdsl/NormalTransform.h"
 
 #include <cmath>
+#include <cstring>
 
 using namespace tdsl::rt;
 
@@ -55,17 +57,70 @@ inline double uniformF64(uint64_t seed, uint64_t ctr) {
   philox64(seed, ctr, r);
   return unitF64(r[0], r[1]);
 }
+// The normal transform of Runtime.h, step by step: each operation rounds
+// once, in this order, as the compiler's code does on the CPU and the GPU.
+#pragma clang fp contract(off)
+
+/// Horner's rule on `terms` coefficients: a product, then a sum.
+template <typename T>
+T horner(const double *coeffs, int terms, T w) {
+  T acc = T(coeffs[terms - 1]);
+  for (int n = terms - 2; n >= 0; --n) {
+    T product = acc * w;
+    acc = product + T(coeffs[n]);
+  }
+  return acc;
+}
+
+/// Bits: UInt of T's width; `mant` and `bias` T's fraction bits and bias.
+template <typename T, typename UInt, typename Int, int mant, int bias>
+T normalFrom(T u1, UInt j, int jbits, int logTerms, int trigTerms) {
+  // ln u1 = e ln 2 + ln m with m in (sqrt(1/2), sqrt(2)].
+  UInt bits;
+  std::memcpy(&bits, &u1, sizeof bits);
+  Int e = Int(bits >> mant) - Int(bias);
+  UInt mbits = (bits & ((UInt(1) << mant) - 1)) | (UInt(bias) << mant);
+  T m;
+  std::memcpy(&m, &mbits, sizeof m);
+  if (m > T(TDSL_NORMAL_SQRT2)) {
+    m = m * T(0.5);
+    e = e + 1;
+  }
+  T f = m - T(1);
+  T s = f / (T(2) + f);
+  T z = s * s;
+  T q = horner(tdsl_normal_log_coeffs, logTerms, z);
+  T lnm = s * (T(2) + z * q);
+  T logU1 = T(e) * T(TDSL_NORMAL_LN2) + lnm;
+  T radius = T(std::sqrt(double(T(-2) * logU1)));
+  // cos(2 pi u2) = cos(k pi/2 + pi t/2) where 4 u2 = k + t, t in [-1/2, 1/2).
+  int shift = jbits - 2;
+  UInt k = (j + (UInt(1) << (shift - 1))) >> shift;
+  T t = T(Int(j) - Int(k << shift)) * T(std::ldexp(1.0, -shift));
+  T w = t * t;
+  T c = horner(tdsl_normal_cos_coeffs, trigTerms, w);
+  T sn = horner(tdsl_normal_sin_coeffs, trigTerms, w) * t;
+  UInt quadrant = k & 3;
+  T v = (quadrant & 1) ? sn : c;
+  if ((quadrant + 1) & 2)
+    v = -v;
+  return radius * v;
+}
+
 inline float normalF32(uint64_t seed, uint64_t ctr) {
   uint32_t r[4];
   philox64(seed, ctr, r);
-  float u1 = 1.0f - unitF32(r[0]), u2 = unitF32(r[1]);
-  return std::sqrt(-2.0f * std::log(u1)) * std::cos(6.2831853f * u2);
+  return normalFrom<float, uint32_t, int32_t, 23, 127>(
+      1.0f - unitF32(r[0]), r[1] >> 8, 24, TDSL_NORMAL_LOG_TERMS_F32,
+      TDSL_NORMAL_TRIG_TERMS_F32);
 }
 inline double normalF64(uint64_t seed, uint64_t ctr) {
   uint32_t r[4];
   philox64(seed, ctr, r);
-  double u1 = 1.0 - unitF64(r[0], r[1]), u2 = unitF64(r[2], r[3]);
-  return std::sqrt(-2.0 * std::log(u1)) * std::cos(6.283185307179586 * u2);
+  uint64_t j = ((uint64_t(r[2]) << 32) | r[3]) >> 11;
+  return normalFrom<double, uint64_t, int64_t, 52, 1023>(
+      1.0 - unitF64(r[0], r[1]), j, 53, TDSL_NORMAL_LOG_TERMS_F64,
+      TDSL_NORMAL_TRIG_TERMS_F64);
 }
 
 struct FillArgs {

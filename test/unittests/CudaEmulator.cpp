@@ -26,6 +26,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <map>
 #include <memory>
@@ -142,6 +143,26 @@ double fabsD(double x) { return std::fabs(x); }
 float mulF(float a, float b) { return a * b; }
 float addF(float a, float b) { return a + b; }
 float divF(float a, float b) { return a / b; }
+double mulD(double a, double b) { return a * b; }
+double addD(double a, double b) { return a + b; }
+double divD(double a, double b) { return a / b; }
+/// The high and low 32-bit halves of a double, and the reverse.
+int32_t d2iHi(double x) {
+  uint64_t bits;
+  std::memcpy(&bits, &x, 8);
+  return int32_t(bits >> 32);
+}
+int32_t d2iLo(double x) {
+  uint64_t bits;
+  std::memcpy(&bits, &x, 8);
+  return int32_t(uint32_t(bits));
+}
+double lohiI2d(int32_t lo, int32_t hi) {
+  uint64_t bits = (uint64_t(uint32_t(hi)) << 32) | uint32_t(lo);
+  double x;
+  std::memcpy(&x, &bits, 8);
+  return x;
+}
 float rcpF(float a) { return 1.0f / a; }
 double rcpD(double a) { return 1.0 / a; }
 float fmaF(float a, float b, float c) { return std::fma(a, b, c); }
@@ -204,6 +225,12 @@ const std::map<std::string, void *> &intrinsics() {
     add({"mul.rn.f", "mul.rn.ftz.f"}, (void *)mulF);
     add({"add.rn.f", "add.rn.ftz.f"}, (void *)addF);
     add({"div.rn.f", "div.approx.f", "div.full", "div.approx.ftz.f"}, (void *)divF);
+    add({"mul.rn.d"}, (void *)mulD);
+    add({"add.rn.d"}, (void *)addD);
+    add({"div.rn.d"}, (void *)divD);
+    add({"d2i.hi"}, (void *)d2iHi);
+    add({"d2i.lo"}, (void *)d2iLo);
+    add({"lohi.i2d"}, (void *)lohiI2d);
     add({"rcp.rn.f", "rcp.approx.ftz.f"}, (void *)rcpF);
     add({"rcp.rn.d", "rcp.approx.ftz.d"}, (void *)rcpD);
     add({"fma.rn.f", "fma.rm.f", "fma.rp.f", "fma.rz.f", "fma.rn.ftz.f"}, (void *)fmaF);
@@ -252,6 +279,37 @@ struct EmuModule {
   std::vector<std::pair<char *, size_t>> shared;
 };
 
+/// libdevice's inline PTX for wide integer arithmetic in its trigonometric
+/// argument reduction, on W-bit words (32 or 64), with 2W-bit results
+/// returned as {low, high}: a * b (2 operands), a * b + c (3), and the
+/// 2W-bit sum or difference of (low, high) pairs (4). Replaces the call and
+/// returns true when `text` is one of these.
+bool emulateWideArithmetic(CallInst *call, StringRef text) {
+  unsigned n = call->arg_size();
+  bool mul = n == 2 && text.contains("mul.lo.u32") && text.contains("mul.hi.u32");
+  bool mad = n == 3 && text.contains("mad.lo.cc.u32") && text.contains("madc.hi");
+  bool add = n == 4 && text.contains("add.cc.u32") && text.contains("addc");
+  bool sub = n == 4 && text.contains("sub.cc.u32") && text.contains("subc");
+  if (!(mul || mad || add || sub))
+    return false;
+  IRBuilder<> b(call);
+  auto *word = cast<IntegerType>(call->getArgOperand(0)->getType());
+  unsigned w = word->getBitWidth();
+  Type *wide = b.getIntNTy(2 * w);
+  auto arg = [&](unsigned i) { return b.CreateZExt(call->getArgOperand(i), wide); };
+  auto pair = [&](unsigned lo) { return b.CreateOr(arg(lo), b.CreateShl(arg(lo + 1), w)); };
+  Value *full = mul   ? b.CreateMul(arg(0), arg(1))
+                : mad ? b.CreateAdd(b.CreateMul(arg(0), arg(1)), arg(2))
+                : add ? b.CreateAdd(pair(0), pair(2))
+                      : b.CreateSub(pair(0), pair(2));
+  Value *r = PoisonValue::get(call->getType());
+  r = b.CreateInsertValue(r, b.CreateTrunc(full, word), 0);
+  r = b.CreateInsertValue(r, b.CreateTrunc(b.CreateLShr(full, w), word), 1);
+  call->replaceAllUsesWith(r);
+  call->eraseFromParent();
+  return true;
+}
+
 /// Rewrites `m` for the host: intrinsics become calls to emulator
 /// functions, kernels get a trampoline `tdsl_emu.launch.<name>(void **)`
 /// that unpacks cuLaunchKernel's parameters. Returns the symbols to define.
@@ -286,8 +344,21 @@ Expected<orc::SymbolMap> prepare(Module &m, orc::LLJIT &jit,
       define("tdsl_emu.trap", (void *)trap);
       continue;
     }
-    if (!name.starts_with("llvm.nvvm."))
+    // CUDA's device-side heap.
+    if (name == "malloc" || name == "free") {
+      define(name, name == "malloc" ? (void *)std::malloc : (void *)std::free);
       continue;
+    }
+    if (!name.starts_with("llvm.nvvm.")) {
+      // LLVM's own intrinsics compile for the host. Anything else is a host
+      // function that would link here (from the process) but that a GPU
+      // could never load: the module is rejected as the driver would.
+      if (f.isIntrinsic() || name.starts_with("tdsl_emu."))
+        continue;
+      return make_error<StringError>("unresolved extern function '" + name.str() +
+                                         "' (a GPU provides no such function)",
+                                     inconvertibleErrorCode());
+    }
     std::string key = name.drop_front(strlen("llvm.nvvm.")).str();
     // shfl.*p returns {value, in range}: a value call and a predicate call.
     if (StringRef(key).starts_with("shfl.sync.bfly.") && StringRef(key).ends_with("p")) {
@@ -332,8 +403,8 @@ Expected<orc::SymbolMap> prepare(Module &m, orc::LLJIT &jit,
     f.eraseFromParent();
     define("tdsl_emu." + key, it->second);
   }
-  // libdevice's inline PTX: reciprocals, and the 32 x 32 + 32 -> 64-bit
-  // multiply-add of its trigonometric argument reduction.
+  // libdevice's inline PTX: reciprocals, and the wide integer arithmetic of
+  // its trigonometric argument reduction.
   for (Function &f : m)
     for (Instruction &inst : llvm::make_early_inc_range(instructions(f))) {
       auto *call = dyn_cast<CallInst>(&inst);
@@ -349,20 +420,9 @@ Expected<orc::SymbolMap> prepare(Module &m, orc::LLJIT &jit,
         call->eraseFromParent();
         continue;
       }
-      if (!(text.contains("mad.lo.cc.u32") && text.contains("madc.hi.u32") &&
-            call->arg_size() == 3))
+      if (!emulateWideArithmetic(call, text))
         return make_error<StringError>("no emulation of inline PTX: " + text.str(),
                                        inconvertibleErrorCode());
-      Type *i64 = b.getInt64Ty();
-      Value *full = b.CreateAdd(
-          b.CreateMul(b.CreateZExt(call->getArgOperand(0), i64),
-                      b.CreateZExt(call->getArgOperand(1), i64)),
-          b.CreateZExt(call->getArgOperand(2), i64));
-      Value *r = PoisonValue::get(call->getType());
-      r = b.CreateInsertValue(r, b.CreateTrunc(full, b.getInt32Ty()), 0);
-      r = b.CreateInsertValue(r, b.CreateTrunc(b.CreateLShr(full, 32), b.getInt32Ty()), 1);
-      call->replaceAllUsesWith(r);
-      call->eraseFromParent();
     }
   // Shared memory: the static limit of a block is 48 KiB.
   size_t sharedBytes = 0;

@@ -129,14 +129,29 @@ TDSL_RUNTIME_EXPORT int32_t tdsl_current_thread_index(void);
  *
  *   uniform_f32 = u32f(out[0])
  *   uniform_f64 = u64d(out[0], out[1])
- *   normal_f32  = sqrtf(-2 * logf(1 - u32f(out[0]))) *
- *                 cosf(6.2831853f * u32f(out[1]))            (all in float)
- *   normal_f64  = sqrt(-2 * log(1 - u64d(out[0], out[1]))) *
- *                 cos(6.283185307179586 * u64d(out[2], out[3]))   (double)
+ *   normal      = sqrt(-2 ln u1) cos(2 pi j 2^-b), Box-Muller, with
+ *     f32: u1 = 1 - u32f(out[0]), j = out[1] >> 8, b = 24;
+ *     f64: u1 = 1 - u64d(out[0], out[1]), j = (out[2] << 32 | out[3]) >> 11,
+ *          b = 53,
+ *   computed in the result type T with these steps, each IEEE operation
+ *   rounding to nearest once, in this order (no fused multiply-add), so the
+ *   CPU, the GPU and this runtime agree bit for bit (constants and term
+ *   counts K, N in tdsl/NormalTransform.h):
+ *     e = exponent(u1), m = u1 / 2^e in [1, 2) (bit fields);
+ *     if m > sqrt2: m = m * 0.5, e = e + 1;
+ *     f = m - 1; s = f / (2 + f); z = s * s;
+ *     q = Horner(log_coeffs[0..K), z); ln_m = s * (2 + z * q);
+ *     L = T(e) * ln2 + ln_m;
+ *     r = sqrt(-2 * L)  (f32: rounded from the f64 root of the f32 value);
+ *     k = (j + 2^(b-3)) >> (b-2); t = T(j - (k << (b-2))) * 2^-(b-2);
+ *     w = t * t; C = Horner(cos_coeffs[0..N), w);
+ *     S = Horner(sin_coeffs[0..N), w) * t;
+ *     v = (k & 1) ? S : C; v = (((k & 3) + 1) & 2) ? -v : v;
+ *     normal = r * v.
+ *   Horner(c[0..n), w) = (...(c[n-1] * w + c[n-2]) * w + ...) * w + c[0].
  *
- * 1 - u is in (0, 1], so the logarithm is finite. Uniform values are
- * bit-exact across back ends; normal values match to the accuracy of the
- * platform's log/cos/sqrt (a few ulp) unless both use the same libm.
+ * 1 - u is in (0, 1], so the logarithm is finite. Uniform and normal values
+ * are bit-exact across back ends.
  */
 
 /** The Philox4x32-10 block function with a full 128-bit counter and 64-bit
