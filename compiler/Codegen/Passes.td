@@ -130,6 +130,31 @@ def Vectorize : Pass<"tdsl-vectorize", "mlir::func::FuncOp"> {
   ];
 }
 
+def HoistAllocas : Pass<"tdsl-hoist-allocas"> {
+  let summary = "Move stack buffers of LLVM functions to their entry block";
+  let description = [{
+    Runs on the LLVM dialect, on every `llvm.func` under the op it is given
+    (a module, or a GPU kernel module before serialization). An
+    `llvm.alloca` of constant size outside the entry block (in a loop: a
+    parallel body's context record, a print's shape array, a kernel
+    launch's argument array, a buffer that `promote-buffers-to-stack` put on
+    the stack) takes new stack each time it runs, and a long loop overflowed
+    the stack. It moves to the start of the entry block, where LLVM gives it
+    one fixed slot; its element count is copied along. Parallel loop bodies
+    are outlined functions by then, so no two iterations share a slot.
+
+    ```mlir
+    // before
+    ^loop:
+      %n = llvm.mlir.constant(1 : i64) : i64
+      %ctx = llvm.alloca %n x !llvm.struct<(i64, f32)> : (i64) -> !llvm.ptr
+    // after (at the start of the entry block)
+      %n = llvm.mlir.constant(1 : i64) : i64
+      %ctx = llvm.alloca %n x !llvm.struct<(i64, f32)> : (i64) -> !llvm.ptr
+    ```
+  }];
+}
+
 def HoistVectorTransfers : Pass<"tdsl-hoist-vector-transfers", "mlir::func::FuncOp"> {
   let summary = "Keep loop-invariant vector accumulators in registers";
   let description = [{

@@ -108,6 +108,7 @@ void buildCPUToLLVMPipeline(OpPassManager &pm,
                   // Buffers through the runtime's allocator (clean OOM errors).
                   "finalize-memref-to-llvm{use-generic-functions},convert-to-llvm,"
                   "reconcile-unrealized-casts,canonicalize");
+  pm.addPass(createHoistAllocas());
 }
 
 void buildCPUPipeline(OpPassManager &pm, const CPUPipelineOptions &options,
@@ -165,6 +166,7 @@ void buildCUDAPipeline(OpPassManager &pm, const CUDAPipelineOptions &options,
   addUpstream(kernels, "convert-scf-to-cf,convert-gpu-to-nvvm,canonicalize,"
                        "reconcile-unrealized-casts");
   kernels.addPass(createGPUCheckDeviceCalls());
+  kernels.addPass(createHoistAllocas());
   if (stopAfter == CUDAStage::NVVM)
     return;
   std::string toBinary = "gpu-module-to-binary{format=";
@@ -179,6 +181,7 @@ void buildCUDAPipeline(OpPassManager &pm, const CUDAPipelineOptions &options,
   addUpstream(pm, "convert-scf-to-cf,convert-math-to-libm,gpu-to-llvm,"
                   "finalize-memref-to-llvm{use-generic-functions},"
                   "convert-to-llvm,reconcile-unrealized-casts,canonicalize");
+  pm.addPass(createHoistAllocas());
 }
 
 namespace {

@@ -329,7 +329,7 @@ Session::compile(unsigned bufferId, Mode mode, llvm::StringRef stage) {
   }
   mlir::ExecutionEngineOptions eo;
   std::function<llvm::Error(llvm::Module *)> transform =
-      mlir::makeOptimizingTransformer(options.cpu.optLevel, 0, nullptr);
+      makeHostTransformer(options.cpu.optLevel, nullptr);
   eo.transformer = transform;
   auto engine = mlir::ExecutionEngine::create(*c->module, eo);
   if (!engine) {

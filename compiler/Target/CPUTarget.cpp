@@ -12,6 +12,7 @@
 #include "mlir/Target/LLVMIR/Export.h"
 
 #include "llvm/ADT/StringMap.h"
+#include "llvm/IR/Instructions.h"
 #include "llvm/IR/LegacyPassManager.h"
 #include "llvm/IR/Module.h"
 #include "llvm/MC/TargetRegistry.h"
@@ -142,6 +143,33 @@ static llvm::TargetMachine *getHostTargetMachine(unsigned optLevel) {
   return slot.get();
 }
 
+/// Moves allocas of constant size out of loops into the entry block.
+static void hoistStaticAllocas(llvm::Module &module) {
+  for (llvm::Function &fn : module) {
+    if (fn.isDeclaration())
+      continue;
+    llvm::BasicBlock &entry = fn.getEntryBlock();
+    llvm::SmallVector<llvm::AllocaInst *> moved;
+    for (llvm::BasicBlock &bb : fn)
+      if (&bb != &entry)
+        for (llvm::Instruction &inst : bb)
+          if (auto *a = llvm::dyn_cast<llvm::AllocaInst>(&inst))
+            if (llvm::isa<llvm::ConstantInt>(a->getArraySize()))
+              moved.push_back(a);
+    for (llvm::AllocaInst *a : moved)
+      a->moveBefore(entry.getFirstInsertionPt());
+  }
+}
+
+std::function<llvm::Error(llvm::Module *)>
+makeHostTransformer(unsigned optLevel, llvm::TargetMachine *tm) {
+  auto optimize = makeOptimizingTransformer(optLevel, 0, tm);
+  return [optimize](llvm::Module *m) {
+    hoistStaticAllocas(*m);
+    return optimize(m);
+  };
+}
+
 static void registerTranslations(MLIRContext *ctx) {
   // All of them: a CUDA program's host module holds gpu.binary ops, which
   // translate to the embedded PTX and its mgpu* loading code.
@@ -164,7 +192,7 @@ std::unique_ptr<llvm::Module> translateForHost(ModuleOp module,
   }
   llvmModule->setDataLayout(tm->createDataLayout());
   llvmModule->setTargetTriple(tm->getTargetTriple());
-  auto transform = makeOptimizingTransformer(options.optLevel, 0, tm);
+  auto transform = makeHostTransformer(options.optLevel, tm);
   if (llvm::Error e = transform(llvmModule.get())) {
     module.emitError("LLVM optimization failed: ") << llvm::toString(std::move(e));
     return nullptr;
@@ -240,7 +268,7 @@ int runJIT(ModuleOp module, const CPUPipelineOptions &options,
   std::string libPath(lib);
   ExecutionEngineOptions eo;
   std::function<llvm::Error(llvm::Module *)> transform =
-      makeOptimizingTransformer(options.optLevel, 0, getHostTargetMachine(options.optLevel));
+      makeHostTransformer(options.optLevel, getHostTargetMachine(options.optLevel));
   eo.transformer = transform;
   eo.jitCodeGenOptLevel = options.optLevel == 0 ? llvm::CodeGenOptLevel::None
                                                 : llvm::CodeGenOptLevel::Aggressive;

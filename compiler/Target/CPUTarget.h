@@ -7,13 +7,16 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
 
 namespace llvm {
+class Error;
 class LLVMContext;
 class Module;
+class TargetMachine;
 } // namespace llvm
 
 namespace tdsl {
@@ -40,6 +43,15 @@ void writePTX(mlir::ModuleOp module, llvm::raw_ostream &os);
 
 /// The CUDA toolkit with libdevice ($CUDA_HOME, /usr/local/cuda), or "".
 std::string getCUDAToolkitPath();
+
+/// LLVM's optimizer at `optLevel` for `tm` (null: the default target),
+/// after moving every alloca of constant size to its function's entry
+/// block: the kernel launches that the GPU dialect's translation writes
+/// allocate their argument arrays where they launch, in loops too, and a
+/// long loop would overflow the stack (tdsl-hoist-allocas does the same for
+/// the code MLIR lowers). Every JIT and object file goes through it.
+std::function<llvm::Error(llvm::Module *)>
+makeHostTransformer(unsigned optLevel, llvm::TargetMachine *tm);
 
 /// Translates a module in the LLVM dialect to LLVM IR for the host and runs
 /// LLVM's optimizer at `options.optLevel`. Reports errors through the
