@@ -221,13 +221,24 @@ struct LetStmt : Stmt {
   static bool classof(const Stmt *s) { return s->kind == Let; }
 };
 
-/// `C[i, j] = sum(k) A[i, k] * B[k, j]`.
+/// `C[i, j] = sum(k) A[i, k] * B[k, j]` defines C by index notation;
+/// `x[k, j] = e` with `k` an existing name updates row k of x (value
+/// semantics: x becomes a new tensor with those elements replaced).
 struct IndexDefStmt : Stmt {
   IndexDefStmt(llvm::SMLoc loc, std::string name)
       : Stmt(IndexDef, loc), name(std::move(name)) {}
   std::string name;
-  std::vector<IndexVarDecl> indices;
+  /// As written: a bare name that is not bound yet is a new index variable,
+  /// any other subscript a position.
+  std::vector<ExprPtr> subscripts;
   ExprPtr value;
+  /// Set by Sema: the new index variables, in order; per subscript, its
+  /// index variable's position in `indices`, or -1 for a position.
+  std::vector<IndexVarDecl> indices;
+  std::vector<int> indexOf;
+  /// Set by Sema: whether this updates the existing tensor `name` (some
+  /// subscript is a position, or an index takes its range from `name`).
+  bool isUpdate = false;
   /// Set by Sema: the tensor type the definition binds.
   Type boundType;
   static bool classof(const Stmt *s) { return s->kind == IndexDef; }

@@ -107,11 +107,18 @@ private:
     }
     case Stmt::IndexDef: {
       auto &d = llvm::cast<IndexDefStmt>(s);
+      // Names in the brackets; computed subscripts print as `_`, then as
+      // children before the value.
       os << "IndexDef " << d.name << "[";
-      for (size_t i = 0; i < d.indices.size(); ++i)
-        os << (i ? ", " : "") << d.indices[i].name;
+      for (size_t i = 0; i < d.subscripts.size(); ++i) {
+        auto *ref = llvm::dyn_cast<VarRefExpr>(d.subscripts[i].get());
+        os << (i ? ", " : "") << (ref ? ref->name : "_");
+      }
       os << "]" << at(s.loc) << "\n";
       ++depth;
+      for (const ExprPtr &sub : d.subscripts)
+        if (!llvm::isa<VarRefExpr>(sub.get()))
+          expr(*sub);
       expr(*d.value);
       --depth;
       return;

@@ -307,9 +307,31 @@ bool Parser::expectStatementEnd() {
   return false;
 }
 
+/// At `name [`: whether the bracket's match is followed by `=` on the same
+/// statement (an index-notation definition or an element update).
+bool Parser::isSubscriptAssignment() const {
+  int depth = 0;
+  for (size_t i = pos + 1; i < tokens.size(); ++i) {
+    const Token &t = tokens[i];
+    if (t.is(TokenKind::eof) || (depth == 0 && i > pos + 1 && t.newlineBefore))
+      return false;
+    if (t.is(TokenKind::l_square) || t.is(TokenKind::l_paren) ||
+        t.is(TokenKind::l_brace))
+      ++depth;
+    else if (t.is(TokenKind::r_square) || t.is(TokenKind::r_paren) ||
+             t.is(TokenKind::r_brace)) {
+      if (--depth == 0)
+        return i + 1 < tokens.size() && tokens[i + 1].is(TokenKind::equal);
+      if (depth < 0)
+        return false;
+    }
+  }
+  return false;
+}
+
 // statement ::= 'return' expr? | 'yield' expr | for | if
 //             | identifier (':' type)? '=' expr
-//             | identifier '[' identifier (',' identifier)* ']' '=' expr
+//             | identifier '[' expr (',' expr)* ']' '=' expr
 //             | expr
 std::unique_ptr<Stmt> Parser::parseStatement() {
   llvm::SMLoc loc = tok().getLoc();
@@ -356,39 +378,28 @@ std::unique_ptr<Stmt> Parser::parseStatement() {
       stmt = std::move(let);
       break;
     }
-    // `C[i, j] = ...` defines C by index notation; anything else starting
-    // with `name[` is an expression.
-    if (peek().is(TokenKind::l_square)) {
-      size_t i = pos + 2;
-      bool simple = true;
-      while (i < tokens.size() && !tokens[i].is(TokenKind::r_square)) {
-        if (!tokens[i].is(TokenKind::identifier) &&
-            !tokens[i].is(TokenKind::comma)) {
-          simple = false;
-          break;
-        }
-        ++i;
-      }
-      if (simple && i + 1 < tokens.size() &&
-          tokens[i + 1].is(TokenKind::equal)) {
-        auto def = std::make_unique<IndexDefStmt>(loc, tok().spelling.str());
-        consume();
-        consume();
-        do {
-          IndexVarDecl var{tok().spelling.str(), tok().getLoc()};
-          if (!expect(TokenKind::identifier, "for an index variable"))
-            return nullptr;
-          def->indices.push_back(std::move(var));
-        } while (consumeIf(TokenKind::comma));
-        if (!expect(TokenKind::r_square, "after the index variables") ||
-            !expect(TokenKind::equal, "in the index-notation definition"))
+    // `C[i, j] = ...` defines C by index notation, and `x[k, j] = ...`
+    // updates elements of x (Sema tells them apart: a subscript that is a
+    // new name is an index variable); anything else starting with `name[`
+    // is an expression.
+    if (peek().is(TokenKind::l_square) && isSubscriptAssignment()) {
+      auto def = std::make_unique<IndexDefStmt>(loc, tok().spelling.str());
+      consume();
+      consume();
+      do {
+        ExprPtr sub = parseExpr();
+        if (!sub)
           return nullptr;
-        def->value = parseExpr();
-        if (!def->value)
-          return nullptr;
-        stmt = std::move(def);
-        break;
-      }
+        def->subscripts.push_back(std::move(sub));
+      } while (consumeIf(TokenKind::comma));
+      if (!expect(TokenKind::r_square, "after the subscripts") ||
+          !expect(TokenKind::equal, "in the index-notation definition"))
+        return nullptr;
+      def->value = parseExpr();
+      if (!def->value)
+        return nullptr;
+      stmt = std::move(def);
+      break;
     }
     [[fallthrough]];
   }

@@ -38,6 +38,7 @@ private:
   std::unique_ptr<Stmt> parseIf();
   bool parseRange(LoopRange &range);
   bool expectStatementEnd();
+  bool isSubscriptAssignment() const;
 
   // Expressions, lowest precedence first.
   ExprPtr parseExpr();

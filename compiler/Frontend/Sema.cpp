@@ -104,6 +104,7 @@ private:
   void checkStmt(Stmt &stmt);
   void checkLet(LetStmt &let);
   void checkIndexDef(IndexDefStmt &def);
+  bool checkUpdateTarget(IndexDefStmt &def, VarInfo *target);
   void checkFor(ForStmt &f);
   void checkIf(IfStmt &s);
   void bind(StringRef name, const Type &type, SMLoc loc);
@@ -738,28 +739,81 @@ void Checker::settle(Expr &e, ElemKind kind, bool negated) {
 // Index notation
 //===----------------------------------------------------------------------===//
 
+/// `x[s0, s1, ...] = e`. A subscript that is a name not bound yet is a new
+/// index variable; any other is a position. Without positions this defines
+/// (or rebinds) x by index notation, each index ranging over what it
+/// subscripts on the right (or, failing that, over x's own extent); with
+/// positions it updates the existing x: the elements at those positions
+/// (all of them along index dimensions) get the right-hand side, which sees
+/// the old x.
 void Checker::checkIndexDef(IndexDefStmt &def) {
-  pushScope();
+  def.indices.clear();
+  def.indexOf.clear();
+  def.isUpdate = false;
+  VarInfo *target = lookup(def.name);
+  Type targetType = target ? target->type : Type::error();
+  bool ok = true;
   llvm::StringMap<SMLoc> seen;
-  std::vector<std::string> added;
-  for (IndexVarDecl &v : def.indices) {
-    auto [it, inserted] = seen.try_emplace(v.name, v.loc);
-    if (!inserted) {
-      diags.error(v.loc, "index variable '" + v.name +
-                             "' appears twice on the left-hand side");
-      diags.note(it->second, "first occurrence is here");
+  for (ExprPtr &sub : def.subscripts) {
+    auto *ref = llvm::dyn_cast<VarRefExpr>(sub.get());
+    if (!ref || lookup(ref->name)) {
+      def.indexOf.push_back(-1);
+      def.isUpdate = true;
       continue;
     }
+    auto [it, inserted] = seen.try_emplace(ref->name, ref->loc);
+    if (!inserted) {
+      diags.error(ref->loc, "index variable '" + ref->name +
+                                "' appears twice on the left-hand side");
+      diags.note(it->second, "first occurrence is here");
+      ok = false;
+    }
+    def.indexOf.push_back(def.indices.size());
+    def.indices.push_back({ref->name, ref->loc});
+  }
+  if (def.isUpdate && !checkUpdateTarget(def, target))
+    ok = false;
+  // Positions are ordinary integer subscripts of x, computed before.
+  for (auto [d, sub] : llvm::enumerate(def.subscripts)) {
+    if (def.indexOf[d] >= 0)
+      continue;
+    if (!expectScalarInt(*sub, "a subscript"))
+      ok = false;
+    else if (auto *lit = llvm::dyn_cast<IntLitExpr>(sub.get());
+             lit && ok && targetType.shape[d].isStatic() &&
+             lit->value >= (uint64_t)targetType.shape[d].size) {
+      diags.error(lit->loc, "subscript " + Twine(lit->value) +
+                                " is out of range for dimension " + Twine(d) +
+                                " of " + targetType.str());
+      ok = false;
+    }
+  }
+  pushScope();
+  std::vector<std::string> added;
+  for (auto [d, sub] : llvm::enumerate(def.subscripts)) {
+    if (def.indexOf[d] < 0)
+      continue;
+    IndexVarDecl &v = def.indices[def.indexOf[d]];
+    if (llvm::is_contained(added, v.name))
+      continue;
     VarInfo info;
     info.type = Type::scalar(ElemKind::I64);
     info.loc = v.loc;
     info.kind = VarKind::IndexVar;
     declare(v.name, info, true);
-    indexInfo[v.name] = IndexInfo();
+    IndexInfo range;
+    if (def.isUpdate && ok) {
+      // An update's index ranges over x's extent.
+      range.known = true;
+      range.extent = targetType.shape[d];
+      range.useLoc = v.loc;
+      range.tensorType = targetType.str();
+    }
+    indexInfo[v.name] = range;
     added.push_back(v.name);
   }
   Type t = check(*def.value);
-  bool ok = !t.isError();
+  ok &= !t.isError();
   if (ok && (t.isTensor || t.elem == ElemKind::String || t.isVoid())) {
     diags.error(def.value->loc,
                 "the right-hand side of an index-notation definition must be "
@@ -767,11 +821,23 @@ void Checker::checkIndexDef(IndexDefStmt &def) {
                     "; subscript every tensor with index variables");
     ok = false;
   }
+  // An index the right-hand side does not range: x's own extent makes it
+  // an update of every element (`x[i] = f32(i)` for an existing x).
+  bool fromTarget = !def.isUpdate && targetType.isTensor &&
+                    targetType.rank() == def.subscripts.size();
   llvm::SmallVector<Dim, 4> shape;
-  for (IndexVarDecl &v : def.indices) {
+  for (auto [d, sub] : llvm::enumerate(def.subscripts)) {
+    if (def.indexOf[d] < 0)
+      continue;
+    IndexVarDecl &v = def.indices[def.indexOf[d]];
     auto it = indexInfo.find(v.name);
     if (it == indexInfo.end())
       continue;
+    if (!it->second.known && fromTarget && ok) {
+      def.isUpdate = true;
+      it->second.known = true;
+      it->second.extent = targetType.shape[d];
+    }
     if (!it->second.known) {
       if (ok)
         diags.error(v.loc, "cannot infer the range of index '" + v.name +
@@ -780,19 +846,60 @@ void Checker::checkIndexDef(IndexDefStmt &def) {
       ok = false;
       continue;
     }
-    Dim d = it->second.extent;
-    shape.push_back(d);
+    shape.push_back(it->second.extent);
   }
   for (const std::string &n : added)
     indexInfo.erase(n);
   popScope();
+  if (ok && def.isUpdate) {
+    // The value goes into x: it has x's element type.
+    ElemKind want = targetType.elem;
+    Expr &v = *def.value;
+    if (isLiteralKind(v.type.elem) && !coerce(v, want, "the update of '" + def.name + "'"))
+      ok = false;
+    else if (v.type.elem != want) {
+      diags.error(v.loc, "elements of '" + def.name + "' (" + targetType.str() +
+                             ") cannot be set to a value of type " + v.type.str() +
+                             "; convert it, e.g. " + getElemKindName(want) + "(...)");
+      ok = false;
+    }
+  }
   if (!ok) {
-    bind(def.name, Type::error(), def.loc);
+    bind(def.name, def.isUpdate && target ? targetType : Type::error(), def.loc);
     return;
   }
   settleDefault(*def.value);
-  def.boundType = Type::tensor(def.value->type.elem, shape);
+  def.boundType = def.isUpdate ? targetType
+                               : Type::tensor(def.value->type.elem, shape);
   bind(def.name, def.boundType, def.loc);
+}
+
+/// An update `x[k, ...] = e` needs an existing tensor x with one subscript
+/// per dimension.
+bool Checker::checkUpdateTarget(IndexDefStmt &def, VarInfo *target) {
+  if (!target) {
+    diags.error(def.loc, "'" + def.name + "' is not defined: `" + def.name +
+                             "[...] = ...` with a subscript that is not a new "
+                             "index name updates elements of an existing tensor");
+    return false;
+  }
+  target->used = true;
+  const Type &t = target->type;
+  if (t.isError())
+    return false;
+  if (!t.isTensor) {
+    diags.error(def.loc, "cannot update elements of '" + def.name +
+                             "': it is a scalar of type " + t.str());
+    diags.note(target->loc, "'" + def.name + "' is declared here");
+    return false;
+  }
+  if (t.rank() != def.subscripts.size()) {
+    diags.error(def.loc, "'" + def.name + "' has type " + t.str() + " and needs " +
+                             Twine(t.rank()) + " subscripts, not " +
+                             Twine(def.subscripts.size()));
+    return false;
+  }
+  return true;
 }
 
 Type Checker::checkReduce(ReduceExpr &e) {

@@ -96,6 +96,7 @@ private:
   void genFunction(FunctionDecl &fn);
   bool genBlock(StmtList &body, Env &env);
   bool genStmt(Stmt &s, Env &env);
+  bool genUpdate(IndexDefStmt &def, Env &env);
   bool genFor(ForStmt &f, Env &env);
   bool genIf(IfStmt &s, Env &env);
 
@@ -114,7 +115,8 @@ private:
   // Index notation.
   mlir::Value genIndexGen(llvm::ArrayRef<std::string> parallelDims,
                           const ReduceExpr *root, Expr &body, Env &env,
-                          SMLoc at, const Type &resultType);
+                          SMLoc at, const Type &resultType,
+                          mlir::Value shapeSource = {});
   bool collectInputs(Expr &e, IndexFrame &frame, Env &env,
                      llvm::SmallVectorImpl<mlir::Value> &inputs,
                      llvm::SmallVectorImpl<mlir::AffineMap> &maps,
@@ -338,6 +340,8 @@ bool Generator::genStmt(Stmt &s, Env &env) {
   }
   case Stmt::IndexDef: {
     auto &def = llvm::cast<IndexDefStmt>(s);
+    if (def.isUpdate)
+      return genUpdate(def, env);
     std::vector<std::string> dims;
     for (IndexVarDecl &v : def.indices)
       dims.push_back(v.name);
@@ -375,6 +379,77 @@ bool Generator::genStmt(Stmt &s, Env &env) {
   case Stmt::Yield:
     return true; // emitted by genParallelFor
   }
+  return true;
+}
+
+/// `x[k, j] = e`: x with the elements at the positions replaced, `e`
+/// computed first from the old x. Without index variables one
+/// tensor.insert; with them, an index_gen over the slice of x they span
+/// (read as the loops' extents) and a tensor.insert_slice, done in place by
+/// bufferization when the old x is dead.
+bool Generator::genUpdate(IndexDefStmt &def, Env &env) {
+  mlir::Location l = loc(def.loc);
+  mlir::Value x = env.lookup(def.name);
+  auto type = mlir::cast<mlir::RankedTensorType>(x.getType());
+  const Type &xType = def.boundType;
+  llvm::SmallVector<mlir::Value> positions;
+  llvm::SmallVector<mlir::OpFoldResult> offsets, sizes, strides;
+  llvm::SmallVector<int64_t> sliceShape;
+  llvm::SmallVector<Dim, 4> sliceDims;
+  std::vector<std::string> dims;
+  mlir::OpFoldResult zero = builder.getIndexAttr(0), one = builder.getIndexAttr(1);
+  for (auto [d, sub] : llvm::enumerate(def.subscripts)) {
+    if (def.indexOf[d] >= 0) {
+      dims.push_back(def.indices[def.indexOf[d]].name);
+      offsets.push_back(zero);
+      sizes.push_back(mlir::tensor::getMixedSize(builder, l, x, d));
+      sliceShape.push_back(type.getDimSize(d));
+      sliceDims.push_back(xType.shape[d]);
+    } else {
+      mlir::Location sl = loc(sub->loc);
+      mlir::Value v = gen(*sub, env);
+      if (!v)
+        return false;
+      mlir::Value index = toIndex(v, sl);
+      mlir::Value extent = mlir::tensor::DimOp::create(builder, sl, x, d);
+      mlir::Value inRange = mlir::arith::CmpIOp::create(
+          builder, sl, mlir::arith::CmpIPredicate::ult, index, extent);
+      mlir::cf::AssertOp::create(builder, sl, inRange,
+                                 "subscript " + std::to_string(d) +
+                                     " is out of range for a tensor of type " +
+                                     xType.str());
+      positions.push_back(index);
+      offsets.push_back(index);
+      sizes.push_back(one);
+    }
+    strides.push_back(one);
+  }
+  if (dims.empty()) {
+    mlir::Value v = gen(*def.value, env);
+    if (!v)
+      return false;
+    env[def.name] = mlir::tensor::InsertOp::create(builder, l, v, x, positions);
+    return true;
+  }
+  // The part of x the index variables span: the loops' extents.
+  mlir::Value slice = x;
+  if (!positions.empty())
+    slice = mlir::tensor::ExtractSliceOp::create(
+        builder, l, mlir::RankedTensorType::get(sliceShape, type.getElementType()),
+        x, offsets, sizes, strides);
+  auto *root = llvm::dyn_cast<ReduceExpr>(def.value.get());
+  mlir::Value values =
+      genIndexGen(dims, root, root ? *root->body : *def.value, env, def.loc,
+                  Type::tensor(xType.elem, sliceDims), slice);
+  if (!values)
+    return false;
+  if (positions.empty()) {
+    env[def.name] = castTo(values, type, l);
+    return true;
+  }
+  values = castTo(values, slice.getType(), l);
+  env[def.name] = mlir::tensor::InsertSliceOp::create(builder, l, values, x,
+                                                      offsets, sizes, strides);
   return true;
 }
 
@@ -1142,9 +1217,12 @@ bool Generator::collectInputs(Expr &e, IndexFrame &frame, Env &env,
   }
 }
 
+/// `shapeSource`, when given, is a tensor of the result's shape whose
+/// extents are the parallel loops' (an input whose elements are not read).
 mlir::Value Generator::genIndexGen(llvm::ArrayRef<std::string> parallelDims,
                                    const ReduceExpr *root, Expr &body, Env &env,
-                                   SMLoc at, const Type &resultType) {
+                                   SMLoc at, const Type &resultType,
+                                   mlir::Value shapeSource) {
   mlir::Location l = loc(at);
   IndexFrame frame;
   frame.dims.assign(parallelDims.begin(), parallelDims.end());
@@ -1165,6 +1243,14 @@ mlir::Value Generator::genIndexGen(llvm::ArrayRef<std::string> parallelDims,
   llvm::SmallVector<const Expr *> inputExprs;
   if (!collectInputs(body, frame, env, inputs, maps, inputExprs))
     return nullptr;
+  if (shapeSource) {
+    llvm::SmallVector<mlir::AffineExpr> dimsOfSource;
+    for (unsigned d = 0; d < parallelDims.size(); ++d)
+      dimsOfSource.push_back(builder.getAffineDimExpr(d));
+    inputs.push_back(shapeSource);
+    maps.push_back(mlir::AffineMap::get(frame.dims.size(), 0, dimsOfSource, &ctx));
+    inputExprs.push_back(nullptr);
+  }
   // Every loop's range comes from an operand indexed by it.
   for (unsigned d = 0; d < frame.dims.size(); ++d) {
     bool covered = false;

@@ -44,7 +44,7 @@ TEST(Parser, IndexNotationWithReduction) {
                  "  C[i, j] = sum(k) A[i, k] * B[k, j]\n  return C\n}");
   ASSERT_TRUE(r->errors.empty()) << r->errors;
   auto &def = llvm::cast<IndexDefStmt>(*r->module->functions[0]->body[0]);
-  EXPECT_EQ(def.indices.size(), 2u);
+  EXPECT_EQ(def.subscripts.size(), 2u);
   auto &red = llvm::cast<ReduceExpr>(*def.value);
   EXPECT_EQ(red.reduceKind, ReduceKind::Sum);
   ASSERT_EQ(red.indices.size(), 1u);
