@@ -145,17 +145,36 @@ Value buildScalarOp(OpBuilder &b, Location loc, Operation *op, ValueRange args,
     check(b, loc, arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, y, zero),
           isa<t::DivOp>(op) ? "integer division by zero" : "integer remainder by zero");
   }
+  // The most negative integer divided by -1 does not fit (and is as
+  // undefined as division by zero): it stops the program too. Its
+  // remainder is 0, computed as x % 1 so that no instruction overflows.
+  Value minusOne;
+  if (isa<t::DivOp, t::RemOp>(op) && !isFloat && !isUnsigned)
+    minusOne = arith::CmpIOp::create(
+        b, loc, arith::CmpIPredicate::eq, y,
+        arith::ConstantOp::create(b, loc, b.getIntegerAttr(y.getType(), -1)));
   if (isa<t::DivOp>(op)) {
     if (isFloat)
       return arith::DivFOp::create(b, loc, x, y);
-    return isUnsigned ? (Value)arith::DivUIOp::create(b, loc, x, y)
-                      : (Value)arith::DivSIOp::create(b, loc, x, y);
+    if (isUnsigned)
+      return arith::DivUIOp::create(b, loc, x, y);
+    unsigned width = y.getType().getIntOrFloatBitWidth();
+    Value min = arith::ConstantOp::create(
+        b, loc, b.getIntegerAttr(x.getType(), llvm::APInt::getSignedMinValue(width)));
+    Value isMin = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, x, min);
+    check(b, loc, arith::AndIOp::create(b, loc, isMin, minusOne),
+          "integer division overflow: the most negative i" + std::to_string(width) +
+              " divided by -1 is not an i" + std::to_string(width));
+    return arith::DivSIOp::create(b, loc, x, y);
   }
   if (isa<t::RemOp>(op)) {
     if (isFloat)
       return arith::RemFOp::create(b, loc, x, y);
-    return isUnsigned ? (Value)arith::RemUIOp::create(b, loc, x, y)
-                      : (Value)arith::RemSIOp::create(b, loc, x, y);
+    if (isUnsigned)
+      return arith::RemUIOp::create(b, loc, x, y);
+    Value one = arith::ConstantOp::create(b, loc, b.getIntegerAttr(y.getType(), 1));
+    return arith::RemSIOp::create(
+        b, loc, x, arith::SelectOp::create(b, loc, minusOne, one, y));
   }
   if (isa<t::PowOp>(op))
     return math::PowFOp::create(b, loc, x, y);

@@ -3,12 +3,18 @@
 #include "Internal.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <cstdint>
 #include <cstdlib>
 #include <cstdio>
 #include <cstring>
+#include <string>
 #include <vector>
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 using namespace tdsl::rt;
 
@@ -16,6 +22,34 @@ static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__,
               ".npy data is read and written as little-endian");
 
 namespace {
+/// Where a save to `path` goes, and where a load looks first: with
+/// $TDSL_SAVE_DIR set (tdslc --compare gives each run its own), under it
+/// ("rel/<path>" or "abs<path>"), so that two runs of one program keep
+/// their files apart; otherwise `path` itself.
+std::string redirected(const char *path) {
+  const char *dir = std::getenv("TDSL_SAVE_DIR");
+  if (!dir || !*dir || !path)
+    return path ? path : "";
+  return std::string(dir) + (path[0] == '/' ? "/abs" : "/rel/") + path;
+}
+
+bool isDirectory(const std::string &path) {
+  struct stat st;
+  return stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+bool exists(const std::string &path) {
+  struct stat st;
+  return stat(path.c_str(), &st) == 0;
+}
+
+/// Creates the folders above `path` (for a redirected save).
+void makeParents(const std::string &path) {
+  for (size_t slash = path.find('/', 1); slash != std::string::npos;
+       slash = path.find('/', slash + 1))
+    mkdir(path.substr(0, slash).c_str(), 0777);
+}
+
 /// numpy's descr for each dtype code; bf16 has none.
 const char *npyDescr(int32_t dtype) {
   switch (dtype) {
@@ -132,7 +166,12 @@ int32_t tdsl_npy_load(const char *path, int32_t dtype, int64_t rank,
     fail(dtypeName(dtype) + " tensors have no .npy dtype (numpy has no " +
          "bfloat16)");
 
-  FileCloser file{path ? std::fopen(path, "rb") : nullptr};
+  std::string filePath = path ? path : "";
+  if (std::string saved = redirected(path); saved != filePath && exists(saved))
+    filePath = saved; // saved earlier by this run
+  if (isDirectory(filePath))
+    fail("it is a directory, not a .npy file");
+  FileCloser file{path ? std::fopen(filePath.c_str(), "rb") : nullptr};
   if (!file.f)
     fail(std::strerror(path ? errno : EINVAL));
 
@@ -217,9 +256,30 @@ void tdsl_npy_save(const char *path, int32_t dtype, int64_t rank, void *memref,
   header.append(total - preamble - header.size() - 1, ' ');
   header += '\n';
 
-  FileCloser file{path ? std::fopen(path, "wb") : nullptr};
-  if (!file.f)
-    fail(std::strerror(path ? errno : EINVAL));
+  // Written to a new file beside the target, then renamed over it: a save
+  // that fails halfway (a full disk, an error) leaves no partial file and
+  // the old one intact.
+  if (!path || !*path)
+    fail(std::strerror(EINVAL));
+  std::string target = redirected(path);
+  if (target != path)
+    makeParents(target);
+  if (isDirectory(target))
+    fail("it is a directory");
+  static std::atomic<unsigned> serial{0};
+  std::string temp = target + format(".tmp%d.%u", int(getpid()), serial++);
+  int fd = open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL, 0666);
+  FileCloser file{fd >= 0 ? fdopen(fd, "wb") : nullptr};
+  if (!file.f) {
+    int err = errno;
+    if (fd >= 0)
+      close(fd);
+    fail(std::strerror(err));
+  }
+  auto failAndRemove = [&](const std::string &message) {
+    std::remove(temp.c_str());
+    fail(message);
+  };
   std::string head("\x93NUMPY", 6);
   head += char(major);
   head += char(0);
@@ -247,5 +307,7 @@ void tdsl_npy_save(const char *path, int32_t dtype, int64_t rank, void *memref,
   if (std::fclose(f) != 0)
     ok = false;
   if (!ok)
-    fail(std::string("write failed: ") + std::strerror(errno));
+    failAndRemove(std::string("write failed: ") + std::strerror(errno));
+  if (std::rename(temp.c_str(), target.c_str()) != 0)
+    failAndRemove(std::strerror(errno));
 }

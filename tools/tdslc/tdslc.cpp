@@ -10,6 +10,7 @@
 #include "compiler/Frontend/Sema.h"
 #include "compiler/MLIRGen/MLIRGen.h"
 #include "compiler/Target/CPUTarget.h"
+#include "tools/tdslc/Compare.h"
 
 #include "mlir/IR/AsmState.h"
 #include "mlir/IR/Diagnostics.h"
@@ -152,170 +153,6 @@ static CPUStage stageOf(Emit e) {
   }
 }
 
-namespace {
-struct RunResult {
-  int rc = -1;
-  std::string out, err;
-  /// Kernel time per DSL location (ms), and copies per location.
-  std::map<std::string, double> kernelMs, copyMs;
-  std::map<std::string, std::string> names;
-};
-} // namespace
-
-static std::string readFile(llvm::StringRef path) {
-  auto buf = llvm::MemoryBuffer::getFile(path);
-  return buf ? (*buf)->getBuffer().str() : "";
-}
-
-/// Runs this tdslc on the input for one target in a child process.
-static RunResult runTarget(const char *argv0, llvm::StringRef tgt) {
-  RunResult r;
-  std::string self = llvm::sys::fs::getMainExecutable(
-      argv0, reinterpret_cast<void *>(&readFile));
-  llvm::SmallString<128> outPath, errPath, jsonPath;
-  llvm::sys::fs::createTemporaryFile("tdslc-cmp", "out", outPath);
-  llvm::sys::fs::createTemporaryFile("tdslc-cmp", "err", errPath);
-  llvm::sys::fs::createTemporaryFile("tdslc-cmp", "json", jsonPath);
-  std::vector<std::string> args = {self, "run", "--target=" + tgt.str(),
-                                   "-O" + std::to_string(optLevel),
-                                   "--profile-json=" + std::string(jsonPath),
-                                   inputFile};
-  if (threads > 0)
-    args.push_back("--threads=" + std::to_string(threads));
-  if (tgt == "cuda")
-    args.push_back("--gpu-arch=" + gpuArch);
-  if (tgt == "cuda" && gpuBitcode)
-    args.push_back("--gpu-bitcode");
-  for (const std::string &dir : includeDirs)
-    args.push_back("-I" + dir);
-  llvm::SmallVector<llvm::StringRef> refs(args.begin(), args.end());
-  std::optional<llvm::StringRef> redirects[] = {std::nullopt, llvm::StringRef(outPath),
-                                                llvm::StringRef(errPath)};
-  r.rc = llvm::sys::ExecuteAndWait(self, refs, std::nullopt, redirects);
-  r.out = readFile(outPath);
-  r.err = readFile(errPath);
-  if (auto parsed = llvm::json::parse(readFile(jsonPath)))
-    if (auto *obj = parsed->getAsObject())
-      if (auto *ks = obj->getArray("kernels"))
-        for (auto &k : *ks) {
-          auto *ko = k.getAsObject();
-          if (!ko)
-            continue;
-          std::string where = ko->getString("where").value_or("").str();
-          double ms = ko->getNumber("total_ms").value_or(0);
-          std::string kind = ko->getString("kind").value_or("kernel").str();
-          if (kind == "kernel") {
-            r.kernelMs[where] += ms;
-            r.names[where] = ko->getString("name").value_or("").str();
-          } else {
-            r.copyMs[where] += ms;
-          }
-        }
-  for (auto *p : {&outPath, &errPath, &jsonPath})
-    llvm::sys::fs::remove(*p);
-  return r;
-}
-
-/// Compares two outputs number by number (rtol 1e-4, atol 1e-6) and word by
-/// word otherwise; returns the largest relative difference or -1 if they
-/// disagree.
-static double compareOutputs(llvm::StringRef a, llvm::StringRef b,
-                             std::string &why, unsigned &numbers) {
-  // Items are the words and numbers, with tensor brackets and commas gone.
-  auto split = [](std::string s) {
-    for (char &c : s)
-      if (c == '\n' || c == '[' || c == ']' || c == ',' || c == '\t')
-        c = ' ';
-    llvm::SmallVector<llvm::StringRef> parts;
-    std::vector<std::string> out;
-    llvm::StringRef(s).split(parts, ' ', -1, false);
-    for (llvm::StringRef p : parts)
-      out.push_back(p.str());
-    return out;
-  };
-  auto wa = split(a.str()), wb = split(b.str());
-  if (wa.size() != wb.size()) {
-    why = llvm::formatv("the outputs have {0} and {1} items", wa.size(), wb.size());
-    return -1;
-  }
-  double worst = 0;
-  numbers = 0;
-  for (size_t i = 0; i < wa.size(); ++i) {
-    double x, y;
-    if (!llvm::StringRef(wa[i]).getAsDouble(x) &&
-        !llvm::StringRef(wb[i]).getAsDouble(y)) {
-      ++numbers;
-      double diff = std::fabs(x - y);
-      double rel = diff / std::max({std::fabs(x), std::fabs(y), 1e-30});
-      if (diff > 1e-6 + 1e-4 * std::max(std::fabs(x), std::fabs(y))) {
-        why = llvm::formatv("item {0} differs: {1} (cpu) vs {2} (cuda)", i + 1,
-                            wa[i], wb[i]);
-        return -1;
-      }
-      if (diff > 1e-6)
-        worst = std::max(worst, rel);
-    } else if (wa[i] != wb[i]) {
-      why = llvm::formatv("item {0} differs: '{1}' (cpu) vs '{2}' (cuda)", i + 1,
-                          wa[i], wb[i]);
-      return -1;
-    }
-  }
-  return worst;
-}
-
-static int runComparison(const char *argv0) {
-  RunResult cpu = runTarget(argv0, "cpu");
-  if (cpu.rc != 0) {
-    llvm::errs() << cpu.err;
-    error() << "the CPU run failed (exit status " << cpu.rc << ")\n";
-    return 1;
-  }
-  RunResult gpu = runTarget(argv0, "cuda");
-  llvm::outs() << cpu.out;
-  llvm::outs() << "\n== compare " << inputFile << " (cpu vs cuda "
-               << gpuArch << ")\n";
-  bool gpuOk = gpu.rc == 0;
-  if (!gpuOk) {
-    llvm::outs() << "cuda: the run failed (exit status " << gpu.rc
-                 << "); only the CPU side is shown:\n";
-    llvm::outs() << gpu.err;
-  } else {
-    std::string why;
-    unsigned numbers = 0;
-    double worst = compareOutputs(cpu.out, gpu.out, why, numbers);
-    if (worst < 0) {
-      llvm::outs() << "outputs DISAGREE: " << why << "\n";
-      gpuOk = false;
-    } else {
-      llvm::outs() << llvm::formatv(
-          "outputs agree: {0} numbers, largest relative difference {1:e2} "
-          "(tolerance rtol 1e-4, atol 1e-6)\n",
-          numbers, worst);
-    }
-  }
-  llvm::outs() << llvm::formatv("{0,-24} {1,-20} {2,10} {3,14} {4,18} {5,9}\n",
-                                "kernel", "where", "cpu ms", "gpu kernel ms",
-                                "gpu + copies ms", "speedup");
-  for (auto &[where, cpuMs] : cpu.kernelMs) {
-    std::string g = "", gc = "", sp = "";
-    auto it = gpu.kernelMs.find(where);
-    if (gpu.rc == 0 && it != gpu.kernelMs.end()) {
-      double total = it->second + gpu.copyMs[where];
-      g = llvm::formatv("{0:F3}", it->second).str();
-      gc = llvm::formatv("{0:F3}", total).str();
-      sp = llvm::formatv("{0:F2}x", cpuMs / std::max(total, 1e-9)).str();
-    } else if (gpu.rc == 0) {
-      g = "(host)";
-    }
-    llvm::outs() << llvm::formatv("{0,-24} {1,-20} {2,10:F3} {3,14} {4,18} {5,9}\n",
-                                  cpu.names[where], where, cpuMs, g, gc, sp);
-  }
-  llvm::outs() << "(gpu + copies: the kernel and the moves of its buffers to "
-                  "the device before it and back to the host after it)\n";
-  llvm::outs().flush();
-  return gpuOk ? 0 : 1;
-}
-
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
   // `tdslc run prog.tdsl ...` is `tdslc prog.tdsl ...` run in-process.
@@ -346,7 +183,14 @@ int main(int argc, char **argv) {
       error() << "--compare runs --target=cpu,cuda\n";
       return 1;
     }
-    return runComparison(argv[0]);
+    CompareOptions options;
+    options.inputFile = inputFile;
+    options.optLevel = optLevel;
+    options.threads = threads;
+    options.gpuArch = gpuArch;
+    options.gpuBitcode = gpuBitcode;
+    options.includeDirs.assign(includeDirs.begin(), includeDirs.end());
+    return runComparison(argv[0], options);
   }
   bool cuda = target == "cuda";
   if (!cuda && target != "cpu") {
