@@ -64,6 +64,32 @@ bool isUnsignedInt(Type t) {
   return it && (it.isUnsigned() || it.getWidth() == 1);
 }
 
+/// f64 -> f32 rounded to odd: truncated toward zero, with the last bit set
+/// when inexact. Rounding that to bf16 to nearest gives the same as
+/// rounding the f64 directly (f32 keeps more than two extra bits), with no
+/// libcall: LLVM lowers f64 -> bf16 to __truncdfbf2, which no runtime here
+/// provides, and the GPU has no such instruction either.
+Value truncToF32RoundToOdd(OpBuilder &b, Location loc, Value v) {
+  Type f32 = b.getF32Type(), i32 = b.getI32Type();
+  Value f = arith::TruncFOp::create(b, loc, f32, v);
+  Value back = arith::ExtFOp::create(b, loc, v.getType(), f);
+  // Ordered: a NaN stays as it is.
+  Value inexact = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::ONE, back, v);
+  Value absBack = math::AbsFOp::create(b, loc, back);
+  Value absV = math::AbsFOp::create(b, loc, v);
+  Value roundedUp = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGT, absBack, absV);
+  Value bits = arith::BitcastOp::create(b, loc, i32, f);
+  auto c = [&](int32_t x) {
+    return arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(x));
+  };
+  // Sign and magnitude: one step toward zero is the magnitude minus one.
+  Value towardZero = arith::SelectOp::create(
+      b, loc, roundedUp, arith::SubIOp::create(b, loc, bits, c(1)), bits);
+  Value odd = arith::OrIOp::create(b, loc, towardZero, c(1));
+  return arith::BitcastOp::create(
+      b, loc, f32, arith::SelectOp::create(b, loc, inexact, odd, bits));
+}
+
 /// Element-type conversion between scalars; `from`/`to` are the original
 /// (possibly ui64) element types, `v` is already signless.
 Value convertScalar(OpBuilder &b, Location loc, Value v, Type from, Type to) {
@@ -115,6 +141,8 @@ Value convertScalar(OpBuilder &b, Location loc, Value v, Type from, Type to) {
         b, loc, dst, arith::ExtFOp::create(b, loc, b.getF32Type(), v));
   if (sw < dw)
     return arith::ExtFOp::create(b, loc, dst, v);
+  if (sw == 64 && dst.isBF16())
+    return arith::TruncFOp::create(b, loc, dst, truncToF32RoundToOdd(b, loc, v));
   return arith::TruncFOp::create(b, loc, dst, v);
 }
 

@@ -171,9 +171,9 @@ Value reduceShare(OpBuilder &b, Location loc, linalg::GenericOp op, Value start,
   // Outputs indexed by every loop are written once per iteration.
   for (unsigned k = 0; k < op.getNumDpsInits(); ++k)
     if (k != r)
-      memref::StoreOp::create(lb, loc, map.lookup(body.getTerminator()->getOperand(k)),
+      memref::StoreOp::create(lb, loc, map.lookupOrDefault(body.getTerminator()->getOperand(k)),
                               op.getDpsInits()[k], outputAt(k));
-  scf::YieldOp::create(lb, loc, map.lookup(body.getTerminator()->getOperand(r)));
+  scf::YieldOp::create(lb, loc, map.lookupOrDefault(body.getTerminator()->getOperand(r)));
   return loop.getResult(0);
 }
 

@@ -385,6 +385,28 @@ struct GPUStageSharedPass
     return staged;
   }
 
+  /// `acc + a * b`, the step of a contraction, may fuse into an FMA (nvcc's
+  /// default; the CPU's matmul uses FMAs too). Nothing else in the body gets
+  /// the contract flag: values such as `normal`'s must round as written.
+  static void allowFMA(Value result, Value acc) {
+    auto add = result.getDefiningOp<arith::AddFOp>();
+    if (!add || (add.getLhs() != acc && add.getRhs() != acc))
+      return;
+    auto mul = (add.getLhs() == acc ? add.getRhs() : add.getLhs())
+                   .getDefiningOp<arith::MulFOp>();
+    if (!mul)
+      return;
+    for (arith::ArithFastMathInterface fm :
+         {cast<arith::ArithFastMathInterface>(add.getOperation()),
+          cast<arith::ArithFastMathInterface>(mul.getOperation())}) {
+      auto flags = fm.getFastMathFlagsAttr();
+      auto value = (flags ? flags.getValue() : arith::FastMathFlags::none) |
+                   arith::FastMathFlags::contract;
+      fm->setAttr(fm.getFastMathAttrName(),
+                  arith::FastMathFlagsAttr::get(fm->getContext(), value));
+    }
+  }
+
   void rewrite(linalg::LinalgOp op) {
     Location loc = op.getLoc();
     MLIRContext *ctx = &getContext();
@@ -630,25 +652,22 @@ struct GPUStageSharedPass
           continue;
         }
         Operation *clone = bb.clone(inner, map);
-        // Multiply-adds may fuse into FMAs (nvcc's default; the CPU's
-        // matmul uses FMAs too).
-        clone->walk([&](arith::ArithFastMathInterface fm) {
-          auto flags = fm.getFastMathFlagsAttr();
-          auto value = (flags ? flags.getValue() : arith::FastMathFlags::none) |
-                       arith::FastMathFlags::contract;
-          fm->setAttr(fm.getFastMathAttrName(),
-                      arith::FastMathFlagsAttr::get(fm->getContext(), value));
-        });
         SmallVector<memref::LoadOp> loads;
         clone->walk([&](memref::LoadOp l) { loads.push_back(l); });
         for (memref::LoadOp l : loads)
           if (Staged *s = stagedFor(l.getMemref())) {
             OpBuilder rb(l);
-            l.replaceAllUsesWith(loadStaged(rb, *s, l.getIndices(), /*checked=*/true));
+            Value fromShared = loadStaged(rb, *s, l.getIndices(), /*checked=*/true);
+            l.replaceAllUsesWith(fromShared);
+            // A load of the body itself: later ops read the new value.
+            if (l.getOperation() == clone)
+              map.map(inner.getResult(0), fromShared);
             l.erase();
           }
       }
-      return map.lookup(block.getTerminator()->getOperand(0));
+      Value result = map.lookupOrDefault(block.getTerminator()->getOperand(0));
+      allowFMA(result, acc);
+      return result;
     };
 
     // Out-of-range outputs may compute without a guard when every input is

@@ -2,6 +2,7 @@
 #include "compiler/Codegen/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
@@ -72,7 +73,8 @@ LogicalResult lowerToLoops(linalg::GenericOp op) {
     }
     b.clone(inner, map);
   }
-  Value v = map.lookup(body.getTerminator()->getOperand(0));
+  // The yielded value may come from outside the body (a captured scalar).
+  Value v = map.lookupOrDefault(body.getTerminator()->getOperand(0));
   Value updated = tensor::InsertOp::create(b, loc, v, carried, outIdx);
   scf::YieldOp::create(b, loc, updated);
   op.getResult(0).replaceAllUsesWith(loops.front().getResult(0));
@@ -92,6 +94,24 @@ struct LowerNestedLinalgPass
     for (linalg::GenericOp op : nested)
       if (failed(lowerToLoops(op)))
         return signalPassFailure();
+    // A tensor.empty in a kernel's body (the start of a loop nest above, or
+    // of a tensor the body builds) is one fresh buffer per iteration. CSE
+    // would merge it with an equal tensor.empty outside (the kernel's own
+    // output), and bufferization does not see conflicts across a linalg
+    // region: iterations wrote into the kernel's output. An alloc_tensor is
+    // never merged.
+    SmallVector<tensor::EmptyOp> empties;
+    getOperation().walk([&](tensor::EmptyOp op) {
+      if (op->getParentOfType<linalg::LinalgOp>())
+        empties.push_back(op);
+    });
+    for (tensor::EmptyOp op : empties) {
+      OpBuilder b(op);
+      op.replaceAllUsesWith(bufferization::AllocTensorOp::create(
+                                b, op.getLoc(), op.getType(), op.getDynamicSizes())
+                                .getResult());
+      op.erase();
+    }
   }
 };
 

@@ -559,19 +559,26 @@ def LowerNestedLinalg : Pass<"tdsl-lower-nested-linalg", "mlir::ModuleOp"> {
     CSE would merge the two and the inner op would read the outer loop. This
     pass, run before any CSE, rewrites every nested generic on tensors as an
     `scf.for` nest that extracts its inputs, runs the body, and inserts (or
-    accumulates) into its output.
+    accumulates) into its output. Every `tensor.empty` left in a kernel's
+    body then becomes a `bufferization.alloc_tensor`: CSE would merge it with
+    an equal `tensor.empty` outside (the kernel's own output), and
+    bufferization does not see the conflict across the region, so each
+    iteration wrote into the kernel's output.
 
     ```mlir
     // before (inside an outer linalg.generic body)
+    %e = tensor.empty() : tensor<4xf32>
     %a = linalg.generic {iterator_types = ["parallel"]} outs(%e : tensor<4xf32>) {
       %i = linalg.index 0 : index ... }
     // after
+    %e = bufferization.alloc_tensor() : tensor<4xf32>
     %a = scf.for %i = %c0 to %c4 step %c1 iter_args(%t = %e) -> tensor<4xf32> {
       ... %u = tensor.insert %v into %t[%i] ... }
     ```
   }];
   let dependentDialects = ["mlir::scf::SCFDialect", "mlir::tensor::TensorDialect",
-                           "mlir::arith::ArithDialect"];
+                           "mlir::arith::ArithDialect",
+                           "mlir::bufferization::BufferizationDialect"];
 }
 
 #endif // TDSL_CODEGEN_PASSES_TD

@@ -2,6 +2,7 @@
 #include "compiler/Codegen/Passes.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
@@ -18,6 +19,73 @@ namespace tdsl {
 using namespace mlir;
 
 namespace {
+
+/// The value a masked-off lane must hold in a float max/min reduction; null
+/// for other kinds. MLIR 22's mask lowering fills masked lanes of a
+/// `maximumf` reduction with -2^-149, the negative number closest to 0, so
+/// the maximum of all-negative values came out as -1.4e-45 (and those of
+/// `minimumf` with the largest finite float, wrong for +inf).
+TypedAttr maskedLaneValue(vector::CombiningKind kind, Type elem) {
+  auto ft = dyn_cast<FloatType>(elem);
+  if (!ft)
+    return {};
+  const llvm::fltSemantics &sem = ft.getFloatSemantics();
+  switch (kind) {
+  case vector::CombiningKind::MAXIMUMF:
+    return FloatAttr::get(ft, llvm::APFloat::getInf(sem, /*Negative=*/true));
+  case vector::CombiningKind::MINIMUMF:
+    return FloatAttr::get(ft, llvm::APFloat::getInf(sem, /*Negative=*/false));
+  case vector::CombiningKind::MAXNUMF:
+  case vector::CombiningKind::MINNUMF:
+    return FloatAttr::get(ft, llvm::APFloat::getNaN(sem)); // ignored by maxnum
+  default:
+    return {};
+  }
+}
+
+/// A masked float max/min multi_reduction becomes an unmasked one of the
+/// masked-off lanes replaced by the kind's identity (see maskedLaneValue).
+void unmaskFloatMinMaxReductions(func::FuncOp fn) {
+  SmallVector<vector::MaskOp> masks;
+  fn.walk([&](vector::MaskOp m) {
+    auto red = dyn_cast_or_null<vector::MultiDimReductionOp>(m.getMaskableOp());
+    if (red && !m.hasPassthru() &&
+        maskedLaneValue(red.getKind(), getElementTypeOrSelf(red.getSource().getType())))
+      masks.push_back(m);
+  });
+  for (vector::MaskOp m : masks) {
+    auto red = cast<vector::MultiDimReductionOp>(m.getMaskableOp());
+    OpBuilder b(m);
+    auto srcType = cast<VectorType>(red.getSource().getType());
+    Value identity = arith::ConstantOp::create(
+        b, m.getLoc(),
+        DenseElementsAttr::get(srcType, maskedLaneValue(red.getKind(),
+                                                        srcType.getElementType())));
+    Value source = arith::SelectOp::create(b, m.getLoc(), m.getMask(),
+                                           red.getSource(), identity);
+    auto plain = vector::MultiDimReductionOp::create(
+        b, m.getLoc(), source, red.getAcc(), red.getReductionMask(), red.getKind());
+    m->replaceAllUsesWith(plain->getResults());
+    m.erase();
+  }
+}
+
+/// Whether some reduction loop of `op` indexes none of the inputs its body
+/// reads.
+bool hasConstantReductionLoop(linalg::LinalgOp op) {
+  SmallVector<utils::IteratorType> iters = op.getIteratorTypesArray();
+  for (unsigned d = 0; d < iters.size(); ++d) {
+    if (iters[d] != utils::IteratorType::reduction)
+      continue;
+    bool read = llvm::any_of(op.getDpsInputOperands(), [&](OpOperand *in) {
+      return !op.getMatchingBlockArgument(in).use_empty() &&
+             op.getMatchingIndexingMap(in).isFunctionOfDim(d);
+    });
+    if (!read)
+      return true;
+  }
+  return false;
+}
 
 struct VectorizePass : ::tdsl::impl::VectorizeBase<VectorizePass> {
   using Base::Base;
@@ -84,17 +152,20 @@ struct VectorizePass : ::tdsl::impl::VectorizeBase<VectorizePass> {
       // Vectors of i1 are bit masks in LLVM while buffers of i1 hold a byte
       // per element: a vectorized load or store of them reads or writes the
       // wrong bytes, so ops on i1 tensors stay scalar.
+      // Vectors of bf16 have no x86 instructions without AVX512-BF16, and
+      // LLVM 22 cannot legalize several of their ops (min, max, reductions:
+      // "Do not know how to soft promote this operator's operand"): scalar
+      // bf16 code is promoted to f32 op by op instead.
       if (llvm::any_of(targetOp->getOperandTypes(), [](Type t) {
-            return getElementTypeOrSelf(t).isInteger(1);
+            Type e = getElementTypeOrSelf(t);
+            return e.isInteger(1) || e.isBF16();
           }))
         continue;
-      // A reduction whose body reads none of its inputs (a fill folded into
-      // it: sum(ones(...))) is vectorized by MLIR 22 as one step, not one per
-      // iteration; it stays scalar.
-      if (targetOp.getNumReductionLoops() > 0 &&
-          llvm::all_of(targetOp.getDpsInputOperands(), [&](OpOperand *in) {
-            return targetOp.getMatchingBlockArgument(in).use_empty();
-          }))
+      // A reduction loop along which the body reads no input (a fill folded
+      // into it: sum(ones(...)), or only broadcast scalars: the sum of
+      // exp(c - max(c)) for a constant c) is vectorized by MLIR 22 as one
+      // step, not one per iteration; such a reduction stays scalar.
+      if (hasConstantReductionLoop(targetOp))
         continue;
       SmallVector<bool> scalable(sizes.size(), false);
       if (failed(linalg::vectorizeOpPrecondition(target, sizes, scalable)))
@@ -113,6 +184,7 @@ struct VectorizePass : ::tdsl::impl::VectorizeBase<VectorizePass> {
       else
         rw.eraseOp(target);
     }
+    unmaskFloatMinMaxReductions(fn);
   }
 };
 

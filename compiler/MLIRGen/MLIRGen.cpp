@@ -23,6 +23,8 @@
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/StringMap.h"
 
+#include <functional>
+
 using namespace tdsl;
 using llvm::SMLoc;
 using llvm::StringRef;
@@ -967,6 +969,49 @@ mlir::Value Generator::genBuiltin(CallExpr &e, Env &env) {
 // Index notation
 //===----------------------------------------------------------------------===//
 
+/// Whether some tensor read in `e` has a subscript that is exactly the
+/// index `name` (which then gives that index's range).
+static bool subscriptsDirectly(const Expr &e, llvm::StringRef name) {
+  bool found = false;
+  std::function<void(const Expr &)> walk = [&](const Expr &x) {
+    if (found)
+      return;
+    switch (x.kind) {
+    case Expr::Index: {
+      auto &ie = llvm::cast<IndexExpr>(x);
+      for (auto &sub : ie.indices) {
+        auto *ref = llvm::dyn_cast<VarRefExpr>(sub.get());
+        found |= ref && ref->varKind == VarKind::IndexVar && ref->name == name;
+        walk(*sub);
+      }
+      walk(*ie.base);
+      return;
+    }
+    case Expr::Unary:
+      return walk(*llvm::cast<UnaryExpr>(x).operand);
+    case Expr::Binary:
+      walk(*llvm::cast<BinaryExpr>(x).lhs);
+      return walk(*llvm::cast<BinaryExpr>(x).rhs);
+    case Expr::Ternary: {
+      auto &t = llvm::cast<TernaryExpr>(x);
+      walk(*t.cond);
+      walk(*t.thenExpr);
+      return walk(*t.elseExpr);
+    }
+    case Expr::Call:
+      for (auto &a : llvm::cast<CallExpr>(x).args)
+        walk(*a.value);
+      return;
+    case Expr::Reduce:
+      return walk(*llvm::cast<ReduceExpr>(x).body);
+    default:
+      return;
+    }
+  };
+  walk(e);
+  return found;
+}
+
 bool Generator::usesIndex(const Expr &e, const IndexFrame &frame) const {
   switch (e.kind) {
   case Expr::VarRef: {
@@ -1162,7 +1207,10 @@ bool Generator::collectInputs(Expr &e, IndexFrame &frame, Env &env,
                          inputExprs);
   case Expr::Reduce: {
     // A reduction inside a larger index expression gets its own op over the
-    // enclosing loops it uses, read back through an affine map.
+    // enclosing loops it uses, read back through an affine map. When it uses
+    // an enclosing index only as a value (`min(k) x[k] - f32(j)`), that op
+    // would not know the index's range: it is then computed inside the
+    // region, per element (gen() builds it there, as a nested op).
     auto &r = llvm::cast<ReduceExpr>(e);
     std::vector<std::string> freeDims;
     llvm::SmallVector<mlir::AffineExpr> results;
@@ -1170,6 +1218,8 @@ bool Generator::collectInputs(Expr &e, IndexFrame &frame, Env &env,
       IndexFrame probe;
       probe.dims = {frame.dims[d]};
       if (usesIndex(*r.body, probe)) {
+        if (!subscriptsDirectly(*r.body, frame.dims[d]))
+          return true;
         freeDims.push_back(frame.dims[d]);
         results.push_back(builder.getAffineDimExpr(d));
       }

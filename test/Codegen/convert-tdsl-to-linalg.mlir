@@ -55,10 +55,18 @@ func.func @scalar_f32(%a: f32, %b: f32) -> f32 {
 }
 
 // Signed integers: the signed arith ops; neg is 0 - x, abs is math.absi.
+// Division checks for 0 and for MIN / -1; the remainder by -1 is taken by 1.
 // CHECK-LABEL: func.func @scalar_i64(
 // CHECK-SAME: %[[A:.*]]: i64, %[[B:.*]]: i64
+// CHECK: %[[MINUS1:.*]] = arith.cmpi eq, %[[B]], %c-1{{.*}} : i64
+// CHECK: %[[MIN:.*]] = arith.constant -9223372036854775808 : i64
+// CHECK: %[[ISMIN:.*]] = arith.cmpi eq, %[[A]], %[[MIN]] : i64
+// CHECK: %[[OVERFLOW:.*]] = arith.andi %[[ISMIN]], %[[MINUS1]] : i1
+// CHECK: scf.if %[[OVERFLOW]]
+// CHECK: tdsl.check = "integer division overflow: the most negative i64 divided by -1 is not an i64"
 // CHECK: %[[DIV:.*]] = arith.divsi %[[A]], %[[B]] : i64
-// CHECK: %[[REM:.*]] = arith.remsi %[[DIV]], %[[B]] : i64
+// CHECK: %[[BY:.*]] = arith.select %{{.*}}, %{{.*}}, %[[B]] : i64
+// CHECK: %[[REM:.*]] = arith.remsi %[[DIV]], %[[BY]] : i64
 // CHECK: %[[MAX:.*]] = arith.maxsi %[[REM]], %[[B]] : i64
 // CHECK: %[[MIN:.*]] = arith.minsi %[[MAX]], %[[B]] : i64
 // CHECK: %[[ZERO:.*]] = arith.constant 0 : i64

@@ -387,11 +387,14 @@ int tdsl::runComparison(const char *argv0, const CompareOptions &o) {
                       "saves no files"
                    << (agree.words ? " (its printed words agree)" : "") << "\n";
     else
-      llvm::outs() << llvm::formatv(
-          "outputs agree: {0} printed numbers and {1} values in {2} saved "
-          "files, largest relative difference {3:e2} (tolerance rtol 1e-4, "
-          "atol 1e-6)\n",
-          printed, agree.numbers - printed, files, agree.worst);
+      llvm::outs() << "outputs agree: " << printed << " printed numbers"
+                   << (files ? llvm::formatv(" and {0} values in {1} saved files",
+                                             agree.numbers - printed, files)
+                                   .str()
+                             : std::string())
+                   << llvm::formatv(", largest relative difference {0:e2} "
+                                    "(tolerance rtol 1e-4, atol 1e-6)\n",
+                                    agree.worst);
   }
   printTimes(cpu, gpu);
   llvm::outs().flush();
