@@ -434,6 +434,48 @@ static LogicalResult lowerParallelReduce(IRRewriter &rw, t::ParallelForOp op) {
   return success();
 }
 
+/// The reducing form inside another loop's body: a serial scf.for nest.
+/// (A parallel scf.forall there would become a kernel that another kernel
+/// launches on the GPU, and oneTBB inside oneTBB on the CPU.)
+static LogicalResult lowerParallelReduceToLoops(IRRewriter &rw,
+                                                t::ParallelForOp op) {
+  Location loc = op.getLoc();
+  rw.setInsertionPoint(op);
+  ::tdsl::Combine kind;
+  switch (op.getReduce()) {
+  case t::ReduceKind::add: kind = ::tdsl::Combine::Add; break;
+  case t::ReduceKind::mul: kind = ::tdsl::Combine::Mul; break;
+  case t::ReduceKind::max: kind = ::tdsl::Combine::Max; break;
+  case t::ReduceKind::min: kind = ::tdsl::Combine::Min; break;
+  default: return failure();
+  }
+  Value one = arith::ConstantIndexOp::create(rw, loc, 1);
+  Value acc = ::tdsl::buildIdentity(rw, loc, op.getType(), kind);
+  SmallVector<scf::ForOp> loops;
+  SmallVector<Value> ivs;
+  for (unsigned d = 0; d < op.getNumDims(); ++d) {
+    // An empty or reversed range runs no iteration.
+    Value ub = arith::MaxSIOp::create(rw, loc, op.getUpperBounds()[d],
+                                      op.getLowerBounds()[d]);
+    auto loop = scf::ForOp::create(rw, loc, op.getLowerBounds()[d], ub, one,
+                                   ValueRange{acc});
+    if (!loops.empty())
+      scf::YieldOp::create(rw, loc, loop.getResults());
+    loops.push_back(loop);
+    ivs.push_back(loop.getInductionVar());
+    acc = loop.getRegionIterArgs()[0];
+    rw.setInsertionPointToStart(loop.getBody());
+  }
+  Block *inner = loops.back().getBody();
+  rw.mergeBlocks(&op.getRegion().front(), inner, ivs);
+  auto yield = cast<t::YieldOp>(inner->back());
+  rw.setInsertionPoint(yield);
+  Value next = ::tdsl::buildCombine(rw, loc, kind, acc, yield.getValues().front());
+  rw.replaceOpWithNewOp<scf::YieldOp>(yield, next);
+  rw.replaceOp(op, loops.front().getResult(0));
+  return success();
+}
+
 static LogicalResult lowerMatmul(IRRewriter &rw, t::MatmulOp op) {
   Location loc = op.getLoc();
   rw.setInsertionPoint(op);
@@ -490,7 +532,10 @@ LogicalResult (::tdsl::lowerStructuredOps)(ModuleOp module) {
               : lowerIndexGen(rw, ig);
     else if (auto pf = dyn_cast<t::ParallelForOp>(op))
       r = pf.getReduce() == t::ReduceKind::none ? lowerParallelMap(rw, pf)
-                                                : lowerParallelReduce(rw, pf);
+          : op->getParentOfType<t::ParallelForOp>() ||
+                  op->getParentOfType<t::IndexGenOp>()
+              ? lowerParallelReduceToLoops(rw, pf)
+              : lowerParallelReduce(rw, pf);
     else
       r = lowerMatmul(rw, cast<t::MatmulOp>(op));
     if (failed(r))

@@ -500,6 +500,38 @@ def GPUCheckDeviceCalls : Pass<"tdsl-gpu-check-device-calls",
   let dependentDialects = ["mlir::LLVM::LLVMDialect"];
 }
 
+def GPUPromoteBuffers : Pass<"tdsl-gpu-promote-buffers", "mlir::ModuleOp"> {
+  let summary = "Put small buffers of kernel bodies on the stack";
+  let description = [{
+    Runs after bufferization and before deallocation is decided. A
+    `memref.alloc` of static size up to `max-bytes` inside an `scf.forall` or
+    `scf.parallel` (a loop that becomes a kernel) becomes a `memref.alloca`:
+    per thread and free, instead of a device-side malloc. Buffers outside
+    those loops stay where they are: on the host's stack, a buffer that a
+    kernel reads would be out of the GPU's reach (upstream
+    `promote-buffers-to-stack` moved them too, and, run after deallocation,
+    kept the dealloc of a buffer that an `scf.if` yields).
+
+    ```mlir
+    // before
+    scf.forall (%i) in (%n) {
+      %t = memref.alloc() : memref<4xf32>
+      ...
+    }
+    // after
+    scf.forall (%i) in (%n) {
+      %t = memref.alloca() : memref<4xf32>
+      ...
+    }
+    ```
+  }];
+  let options = [
+    Option<"maxBytes", "max-bytes", "int64_t", "1024",
+           "The largest buffer (in bytes) that goes on the stack">,
+  ];
+  let dependentDialects = ["mlir::memref::MemRefDialect"];
+}
+
 def GPUReduce : Pass<"tdsl-gpu-reduce", "mlir::ModuleOp"> {
   let summary = "Whole-tensor reductions as a GPU tree reduction plus a second pass";
   let description = [{

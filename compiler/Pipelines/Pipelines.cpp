@@ -139,9 +139,9 @@ void buildCUDAPipeline(OpPassManager &pm, const CUDAPipelineOptions &options,
     return;
   addUpstream(pm, "one-shot-bufferize{bufferize-function-boundaries "
                   "function-boundary-type-conversion=identity-layout-map "
-                  "allow-return-allocs-from-loops},"
-                  "canonicalize,buffer-deallocation-pipeline,canonicalize,"
-                  "func.func(promote-buffers-to-stack)");
+                  "allow-return-allocs-from-loops},canonicalize");
+  pm.addPass(createGPUPromoteBuffers());
+  addUpstream(pm, "buffer-deallocation-pipeline,canonicalize");
   GPUStageSharedOptions staging;
   staging.tile = tiling.tile;
   pm.addPass(createGPUStageShared(staging));
