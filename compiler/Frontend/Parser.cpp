@@ -387,7 +387,11 @@ std::unique_ptr<Stmt> Parser::parseStatement() {
       consume();
       consume();
       do {
-        ExprPtr sub = parseExpr();
+        ExprPtr sub = tok().is(TokenKind::colon) ? nullptr : parseExpr();
+        if (tok().is(TokenKind::colon) || tok().is(TokenKind::dotdot)) {
+          sliceError();
+          return nullptr;
+        }
         if (!sub)
           return nullptr;
         def->subscripts.push_back(std::move(sub));
@@ -554,6 +558,13 @@ ExprPtr Parser::parseUnary() {
   return parsePostfix();
 }
 
+/// At `..` or `:` in a subscript: there is no slicing; say what to write.
+void Parser::sliceError() {
+  errorAtToken("slicing is not supported (a subscript is one element); "
+               "build the part with index notation, e.g. `col[i] = m[i, 1]`, "
+               "or with `parallel for i in 0..2 { yield x[i] }`");
+}
+
 // postfix ::= primary ('[' expr (',' expr)* ']')*
 ExprPtr Parser::parsePostfix() {
   llvm::SaveAndRestore<unsigned> level(treeDepth);
@@ -567,8 +578,18 @@ ExprPtr Parser::parsePostfix() {
     consume();
     ++nesting;
     do {
+      if (tok().is(TokenKind::colon)) {
+        sliceError();
+        --nesting;
+        return nullptr;
+      }
       ExprPtr e = parseExpr();
       if (!e) {
+        --nesting;
+        return nullptr;
+      }
+      if (tok().is(TokenKind::dotdot) || tok().is(TokenKind::colon)) {
+        sliceError();
         --nesting;
         return nullptr;
       }

@@ -39,6 +39,7 @@ private:
   bool parseRange(LoopRange &range);
   bool expectStatementEnd();
   bool isSubscriptAssignment() const;
+  void sliceError();
 
   // Expressions, lowest precedence first.
   ExprPtr parseExpr();

@@ -13,6 +13,8 @@
 #include "llvm/ADT/StringSwitch.h"
 #include "llvm/Support/SaveAndRestore.h"
 
+#include <functional>
+
 using namespace tdsl;
 using llvm::SMLoc;
 using llvm::StringRef;
@@ -123,6 +125,7 @@ private:
   Type checkIndex(IndexExpr &e);
   Type checkTensorLit(TensorLitExpr &e);
   Type checkReduce(ReduceExpr &e);
+  void warnConstantTerms(ReduceExpr &e);
   Type checkParallelFor(ParallelForExpr &e);
   bool checkRangeBound(Expr &e);
   Dim rangeExtent(const LoopRange &r);
@@ -941,7 +944,90 @@ Type Checker::checkReduce(ReduceExpr &e) {
     return Type::error();
   }
   settleDefault(*e.body);
+  if (e.reduceKind == ReduceKind::Sum)
+    warnConstantTerms(e);
   return Type::scalar(e.body->type.elem);
+}
+
+/// Whether `e` reads any of `names` (index variables).
+static bool mentions(const Expr &e, llvm::ArrayRef<IndexVarDecl> names) {
+  switch (e.kind) {
+  case Expr::VarRef: {
+    auto &r = llvm::cast<VarRefExpr>(e);
+    return llvm::any_of(names, [&](const IndexVarDecl &v) { return v.name == r.name; });
+  }
+  case Expr::Unary:
+    return mentions(*llvm::cast<UnaryExpr>(e).operand, names);
+  case Expr::Binary: {
+    auto &b = llvm::cast<BinaryExpr>(e);
+    return mentions(*b.lhs, names) || mentions(*b.rhs, names);
+  }
+  case Expr::Ternary: {
+    auto &t = llvm::cast<TernaryExpr>(e);
+    return mentions(*t.cond, names) || mentions(*t.thenExpr, names) ||
+           mentions(*t.elseExpr, names);
+  }
+  case Expr::Call:
+    return llvm::any_of(llvm::cast<CallExpr>(e).args,
+                        [&](const CallArg &a) { return mentions(*a.value, names); });
+  case Expr::Index: {
+    auto &i = llvm::cast<IndexExpr>(e);
+    return mentions(*i.base, names) ||
+           llvm::any_of(i.indices, [&](const ExprPtr &s) { return mentions(*s, names); });
+  }
+  case Expr::Reduce:
+    return mentions(*llvm::cast<ReduceExpr>(e).body, names);
+  default:
+    return false;
+  }
+}
+
+/// Where the text of `e` begins (an operator's location is its own).
+static SMLoc startLoc(const Expr &e) {
+  switch (e.kind) {
+  case Expr::Index:
+    return startLoc(*llvm::cast<IndexExpr>(e).base);
+  case Expr::Binary:
+    return startLoc(*llvm::cast<BinaryExpr>(e).lhs);
+  case Expr::Ternary:
+    return startLoc(*llvm::cast<TernaryExpr>(e).cond);
+  default:
+    return e.loc;
+  }
+}
+
+/// `sum(i) x[n, i] * w[i, o] + b[o]` adds b[o] once per i: a reduction
+/// extends as far right as it can, which is rarely meant for a term that
+/// does not depend on the reduced indices.
+void Checker::warnConstantTerms(ReduceExpr &e) {
+  llvm::SmallVector<Expr *, 4> terms;
+  std::function<void(Expr &)> split = [&](Expr &x) {
+    auto *b = llvm::dyn_cast<BinaryExpr>(&x);
+    if (b && (b->op == BinaryOp::Add || b->op == BinaryOp::Sub)) {
+      split(*b->lhs);
+      split(*b->rhs);
+      return;
+    }
+    terms.push_back(&x);
+  };
+  split(*e.body);
+  if (terms.size() < 2)
+    return;
+  std::string names, list;
+  for (const IndexVarDecl &v : e.indices) {
+    names += (names.empty() ? "'" : ", '") + v.name + "'";
+    list += (list.empty() ? "" : ", ") + v.name;
+  }
+  for (Expr *t : terms) {
+    if (mentions(*t, e.indices))
+      continue;
+    diags.warning(startLoc(*t), "this term does not depend on " + names +
+                                    ": 'sum(" + list + ")' adds it once for "
+                                    "every value of " + names);
+    diags.note(e.loc, "a reduction extends to the end of the expression; to "
+                      "add the term once, parenthesize the reduction: (sum(" +
+                          list + ") ...) + term");
+  }
 }
 
 /// A subscript that is exactly an index variable tells that variable's
@@ -1374,6 +1460,36 @@ Type Checker::checkParallelFor(ParallelForExpr &e) {
 // Calls
 //===----------------------------------------------------------------------===//
 
+/// What to write instead of a function other array languages have.
+static const char *hintForUnknownFunction(StringRef name) {
+  return llvm::StringSwitch<const char *>(name)
+      .Cases({"transpose", "permute"},
+             "TDSL has no 'transpose': write it in index notation, "
+             "`t[j, i] = m[i, j]`")
+      .Cases({"reshape", "view", "flatten", "ravel"},
+             "TDSL has no 'reshape': build the new shape with a parallel for, "
+             "e.g. `parallel for k in 0..R * C { yield m[k / C, k % C] }`")
+      .Cases({"mean", "average", "avg"},
+             "TDSL has no 'mean': write `sum(x) / f32(dim(x, 0))`, per row "
+             "`m[i] = (sum(j) x[i, j]) / f32(dim(x, 1))`, or use nn.mean and "
+             "nn.mean_vec after `import nn`")
+      .Cases({"dot", "matmul", "mm", "inner"},
+             "write a matrix product as `a @ b`, or index notation: "
+             "`sum(i) a[i] * b[i]` (math.dot after `import math`)")
+      .Cases({"len", "size", "shape", "numel"},
+             "the extent of dimension k of a tensor t is `dim(t, k)`")
+      .Cases({"range", "linspace"}, "`arange(n)` gives 0, 1, ..., n - 1")
+      .Cases({"zeros_like", "ones_like", "full_like", "empty"},
+             "give the type: `zeros(f32[dim(x, 0)])`, `full(f32[3, 4], 1.5)`")
+      .Cases({"concat", "concatenate", "stack", "cat"},
+             "join tensors with a parallel for and a select, e.g. `parallel "
+             "for i in 0..n + m { yield i < n ? a[i] : b[i - n] }`")
+      .Cases({"relu", "softmax", "argmax", "sigmoid_vec", "logsumexp"},
+             "layers and activations are in the nn module: `import nn`, then "
+             "nn.relu, nn.softmax, nn.argmax, ...")
+      .Default(nullptr);
+}
+
 Type Checker::checkCall(CallExpr &e) {
   for (CallArg &a : e.args)
     if (!a.name.empty()) {
@@ -1415,6 +1531,8 @@ Type Checker::checkCall(CallExpr &e) {
     return Type::error();
   }
   diags.error(e.loc, "call to undeclared function '" + e.callee + "'");
+  if (const char *hint = hintForUnknownFunction(e.callee))
+    diags.note(e.loc, hint);
   return Type::error();
 }
 
@@ -1628,7 +1746,13 @@ Type Checker::checkBuiltin(CallExpr &e) {
   }
   if (name == "sum" || name == "max" || name == "min") {
     // Two-argument max/min are element-wise (above); sum takes one tensor.
-    if (!arity(1, name == "sum" ? 1 : 2) || !valueArg(0, "a tensor"))
+    if (!arity(1, name == "sum" ? 1 : 2)) {
+      if (name == "sum" && e.args.size() == 2)
+        diags.note(e.loc, "to sum along one axis, use index notation: "
+                          "`s[j] = sum(i) x[i, j]` sums the rows of x");
+      return Type::error();
+    }
+    if (!valueArg(0, "a tensor"))
       return Type::error();
     Expr &a = *e.args[0].value;
     if (!a.type.isTensor || !isNumericKind(a.type.elem)) {
