@@ -347,17 +347,24 @@ static LogicalResult lowerParallelMap(IRRewriter &rw, t::ParallelForOp op) {
 /// The reducing form: a parallel scf.forall over kReductionChunks chunks of
 /// the linearized range, each reduced serially into one partial result, then
 /// a serial combine of the partials in chunk order.
+/// The combination a reducing parallel_for names.
+static std::optional<::tdsl::Combine> combineOf(t::ReduceKind kind) {
+  switch (kind) {
+  case t::ReduceKind::add: return ::tdsl::Combine::Add;
+  case t::ReduceKind::mul: return ::tdsl::Combine::Mul;
+  case t::ReduceKind::max: return ::tdsl::Combine::Max;
+  case t::ReduceKind::min: return ::tdsl::Combine::Min;
+  default: return std::nullopt;
+  }
+}
+
 static LogicalResult lowerParallelReduce(IRRewriter &rw, t::ParallelForOp op) {
   Location loc = op.getLoc();
   rw.setInsertionPoint(op);
-  ::tdsl::Combine kind;
-  switch (op.getReduce()) {
-  case t::ReduceKind::add: kind = ::tdsl::Combine::Add; break;
-  case t::ReduceKind::mul: kind = ::tdsl::Combine::Mul; break;
-  case t::ReduceKind::max: kind = ::tdsl::Combine::Max; break;
-  case t::ReduceKind::min: kind = ::tdsl::Combine::Min; break;
-  default: return failure();
-  }
+  std::optional<::tdsl::Combine> combine = combineOf(op.getReduce());
+  if (!combine)
+    return failure();
+  ::tdsl::Combine kind = *combine;
   Type type = op.getType();
   unsigned n = op.getNumDims();
   SmallVector<Value> extents;
@@ -441,14 +448,10 @@ static LogicalResult lowerParallelReduceToLoops(IRRewriter &rw,
                                                 t::ParallelForOp op) {
   Location loc = op.getLoc();
   rw.setInsertionPoint(op);
-  ::tdsl::Combine kind;
-  switch (op.getReduce()) {
-  case t::ReduceKind::add: kind = ::tdsl::Combine::Add; break;
-  case t::ReduceKind::mul: kind = ::tdsl::Combine::Mul; break;
-  case t::ReduceKind::max: kind = ::tdsl::Combine::Max; break;
-  case t::ReduceKind::min: kind = ::tdsl::Combine::Min; break;
-  default: return failure();
-  }
+  std::optional<::tdsl::Combine> combine = combineOf(op.getReduce());
+  if (!combine)
+    return failure();
+  ::tdsl::Combine kind = *combine;
   Value one = arith::ConstantIndexOp::create(rw, loc, 1);
   Value acc = ::tdsl::buildIdentity(rw, loc, op.getType(), kind);
   SmallVector<scf::ForOp> loops;

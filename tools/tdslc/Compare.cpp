@@ -296,13 +296,21 @@ bool compareSaved(const RunResult &cpu, const RunResult &gpu, Agreement &agree,
       return false;
     }
     size_t size = elementSize(na->descr), count = size ? na->data.size() / size : 0;
+    // Integers and booleans compare exactly (as doubles, large ones could
+    // not), floats within the tolerance.
+    bool exact = na->descr[1] == 'i' || na->descr[1] == 'u' || na->descr[1] == 'b';
     for (size_t i = 0; i < count; ++i) {
       auto x = element(*na, i), y = element(*nb, i);
       if (!x || !y) {
         agree.disagreement = "'" + name + "' has an unknown dtype " + na->descr;
         return false;
       }
-      if (!agree.number(*x, *y, "'" + name + "' element " + llvm::Twine(i)))
+      std::string what = "'" + name + "' element " + std::to_string(i);
+      if (exact && na->data.substr(i * size, size) != nb->data.substr(i * size, size)) {
+        agree.disagreement = what + " differs";
+        return false;
+      }
+      if (!agree.number(*x, *y, what))
         return false;
     }
   }
