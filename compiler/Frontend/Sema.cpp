@@ -459,6 +459,9 @@ void Checker::bind(StringRef name, const Type &type, SMLoc loc) {
     diags.note(old->loc, "'" + name + "' was declared here");
     return;
   }
+  // The value it had flows through the loop or branch (it is the value after
+  // it when the body does not run): it counts as used.
+  old->used = true;
   for (ControlFrame &f : controlFrames)
     if (f.scopeDepth > origin &&
         llvm::find(*f.carried, name.str()) == f.carried->end()) {
