@@ -37,3 +37,7 @@ if shutil.which("ptxas") or os.path.exists("/usr/local/cuda/bin/ptxas"):
     config.available_features.add("ptxas")
 if os.path.exists("/dev/nvidiactl") or os.path.exists("/dev/nvidia0"):
     config.available_features.add("cuda-gpu")
+
+# A sanitized build (scripts/sanitize.sh): its environment and the `asan`
+# feature.
+lit_config.load_config(config, os.path.join(config.tdsl_src_root, "test", "lit.sanitizers.py"))

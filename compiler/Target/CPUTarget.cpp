@@ -244,6 +244,11 @@ LogicalResult linkExecutable(const std::string &objectFile,
   llvm::SmallVector<llvm::StringRef> args = {driver, objectFile, "-o", output,
                                              libArg, rpath, "-ltdsl_runtime",
                                              "-ltbb", "-lm"};
+#ifdef TDSL_SANITIZE_LINK_FLAG
+  // A sanitized build's runtime leaves the sanitizers' symbols to the
+  // executable.
+  args.push_back(TDSL_SANITIZE_LINK_FLAG);
+#endif
   std::string msg;
   int rc = llvm::sys::ExecuteAndWait(driver, args, std::nullopt, {}, 0, 0, &msg);
   if (rc != 0) {

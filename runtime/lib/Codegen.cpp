@@ -137,7 +137,10 @@ TDSL_RUNTIME_EXPORT void tdsl_npy_read(const char *path, int32_t dtype,
   int64_t n = 1;
   for (int64_t d = 0; d < rank; ++d)
     n *= sizes[d];
-  std::memcpy(out, entry.second, n * tdsl_dtype_size(dtype));
+  // An empty tensor has no buffer on either side (null), and memcpy's
+  // arguments must not be null even for 0 bytes.
+  if (n > 0)
+    std::memcpy(out, entry.second, n * tdsl_dtype_size(dtype));
   tdsl_free(entry.second);
 }
 

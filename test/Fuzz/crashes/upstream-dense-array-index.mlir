@@ -1,0 +1,1 @@
+"tdsl"(){s=array<index
