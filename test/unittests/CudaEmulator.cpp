@@ -25,6 +25,7 @@
 #include <ucontext.h>
 
 #include <cmath>
+#include <climits>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
@@ -169,8 +170,20 @@ float fmaF(float a, float b, float c) { return std::fma(a, b, c); }
 double fmaD(double a, double b, double c) { return std::fma(a, b, c); }
 float saturateF(float x) { return x < 0 ? 0.0f : x > 1 ? 1.0f : x; }
 double saturateD(double x) { return x < 0 ? 0.0 : x > 1 ? 1.0 : x; }
-int32_t f2iRn(float x) { return int32_t(std::nearbyint(x)); }
-int32_t d2iRn(double x) { return int32_t(std::nearbyint(x)); }
+/// cvt.rni.s32: round to nearest even, saturating, NaN to 0 (as the GPU;
+/// a plain C conversion of an out-of-range value is undefined).
+template <typename F> int32_t toI32Rn(F x) {
+  if (std::isnan(x))
+    return 0;
+  F r = std::nearbyint(x);
+  if (r <= F(INT32_MIN))
+    return INT32_MIN;
+  if (r >= F(INT32_MAX))
+    return INT32_MAX;
+  return int32_t(r);
+}
+int32_t f2iRn(float x) { return toI32Rn(x); }
+int32_t d2iRn(double x) { return toI32Rn(x); }
 float ex2F(float x) { return std::exp2(x); }
 double ex2D(double x) { return std::exp2(x); }
 float lg2F(float x) { return std::log2(x); }
@@ -506,6 +519,9 @@ void *tdsl::emu::loadModule(const void *image, std::string &error) {
     error = toString(std::move(e));
     return nullptr;
   }
+  // The symbol names belong to the JIT's string pool: drop them before a
+  // failure below deletes the JIT with its pool.
+  symbols->clear();
   auto *module = new EmuModule{std::move(*jit), {}};
   for (const std::string &name : kernels) {
     auto addr = module->jit->lookup("tdsl_emu.launch." + name);
