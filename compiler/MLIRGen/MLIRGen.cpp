@@ -712,8 +712,10 @@ mlir::Value Generator::genTensorLit(TensorLitExpr &e) {
       values.push_back(mlir::FloatAttr::get(et, neg ? -d : d));
     else
       values.push_back(mlir::IntegerAttr::get(
-          et, llvm::APInt(et.getIntOrFloatBitWidth(), neg ? -(int64_t)i : i,
-                          /*isSigned=*/true, /*implicitTrunc=*/true)));
+          // Negated in unsigned arithmetic: -9223372036854775808 is a
+          // literal 2^63 negated, which int64_t cannot negate.
+          et, llvm::APInt(et.getIntOrFloatBitWidth(), neg ? uint64_t(0) - i : i,
+                          /*isSigned=*/false, /*implicitTrunc=*/true)));
   }
   return t::ConstantOp::create(
       builder, loc(e.loc), mlir::DenseElementsAttr::get(type, values));
