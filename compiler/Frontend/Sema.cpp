@@ -107,6 +107,12 @@ private:
   void checkLet(LetStmt &let);
   void checkIndexDef(IndexDefStmt &def);
   bool checkUpdateTarget(IndexDefStmt &def, VarInfo *target);
+  bool classifySubscripts(IndexDefStmt &def);
+  bool checkPositions(IndexDefStmt &def, const Type &targetType);
+  std::vector<std::string> declareIndices(IndexDefStmt &def,
+                                          const Type &targetType, bool ok);
+  bool indexRanges(IndexDefStmt &def, const Type &targetType, bool ok,
+                   llvm::SmallVectorImpl<Dim> &shape);
   void checkFor(ForStmt &f);
   void checkIf(IfStmt &s);
   void bind(StringRef name, const Type &type, SMLoc loc);
@@ -753,71 +759,13 @@ void Checker::settle(Expr &e, ElemKind kind, bool negated) {
 /// (all of them along index dimensions) get the right-hand side, which sees
 /// the old x.
 void Checker::checkIndexDef(IndexDefStmt &def) {
-  def.indices.clear();
-  def.indexOf.clear();
-  def.isUpdate = false;
   VarInfo *target = lookup(def.name);
   Type targetType = target ? target->type : Type::error();
-  bool ok = true;
-  llvm::StringMap<SMLoc> seen;
-  for (ExprPtr &sub : def.subscripts) {
-    auto *ref = llvm::dyn_cast<VarRefExpr>(sub.get());
-    if (!ref || lookup(ref->name)) {
-      def.indexOf.push_back(-1);
-      def.isUpdate = true;
-      continue;
-    }
-    auto [it, inserted] = seen.try_emplace(ref->name, ref->loc);
-    if (!inserted) {
-      diags.error(ref->loc, "index variable '" + ref->name +
-                                "' appears twice on the left-hand side");
-      diags.note(it->second, "first occurrence is here");
-      ok = false;
-    }
-    def.indexOf.push_back(def.indices.size());
-    def.indices.push_back({ref->name, ref->loc});
-  }
-  if (def.isUpdate && !checkUpdateTarget(def, target))
-    ok = false;
-  // Positions are ordinary integer subscripts of x, computed before.
-  for (auto [d, sub] : llvm::enumerate(def.subscripts)) {
-    if (def.indexOf[d] >= 0)
-      continue;
-    if (!expectScalarInt(*sub, "a subscript"))
-      ok = false;
-    else if (auto *lit = llvm::dyn_cast<IntLitExpr>(sub.get());
-             lit && ok && targetType.shape[d].isStatic() &&
-             lit->value >= (uint64_t)targetType.shape[d].size) {
-      diags.error(lit->loc, "subscript " + Twine(lit->value) +
-                                " is out of range for dimension " + Twine(d) +
-                                " of " + targetType.str());
-      ok = false;
-    }
-  }
+  bool ok = classifySubscripts(def);
+  if (def.isUpdate)
+    ok = checkUpdateTarget(def, target) && checkPositions(def, targetType) && ok;
   pushScope();
-  std::vector<std::string> added;
-  for (auto [d, sub] : llvm::enumerate(def.subscripts)) {
-    if (def.indexOf[d] < 0)
-      continue;
-    IndexVarDecl &v = def.indices[def.indexOf[d]];
-    if (llvm::is_contained(added, v.name))
-      continue;
-    VarInfo info;
-    info.type = Type::scalar(ElemKind::I64);
-    info.loc = v.loc;
-    info.kind = VarKind::IndexVar;
-    declare(v.name, info, true);
-    IndexInfo range;
-    if (def.isUpdate && ok) {
-      // An update's index ranges over x's extent.
-      range.known = true;
-      range.extent = targetType.shape[d];
-      range.useLoc = v.loc;
-      range.tensorType = targetType.str();
-    }
-    indexInfo[v.name] = range;
-    added.push_back(v.name);
-  }
+  std::vector<std::string> added = declareIndices(def, targetType, ok);
   Type t = check(*def.value);
   ok &= !t.isError();
   if (ok && (t.isTensor || t.elem == ElemKind::String || t.isVoid())) {
@@ -827,33 +775,8 @@ void Checker::checkIndexDef(IndexDefStmt &def) {
                     "; subscript every tensor with index variables");
     ok = false;
   }
-  // An index the right-hand side does not range: x's own extent makes it
-  // an update of every element (`x[i] = f32(i)` for an existing x).
-  bool fromTarget = !def.isUpdate && targetType.isTensor &&
-                    targetType.rank() == def.subscripts.size();
   llvm::SmallVector<Dim, 4> shape;
-  for (auto [d, sub] : llvm::enumerate(def.subscripts)) {
-    if (def.indexOf[d] < 0)
-      continue;
-    IndexVarDecl &v = def.indices[def.indexOf[d]];
-    auto it = indexInfo.find(v.name);
-    if (it == indexInfo.end())
-      continue;
-    if (!it->second.known && fromTarget && ok) {
-      def.isUpdate = true;
-      it->second.known = true;
-      it->second.extent = targetType.shape[d];
-    }
-    if (!it->second.known) {
-      if (ok)
-        diags.error(v.loc, "cannot infer the range of index '" + v.name +
-                               "': it does not subscript any tensor on the "
-                               "right-hand side");
-      ok = false;
-      continue;
-    }
-    shape.push_back(it->second.extent);
-  }
+  ok = indexRanges(def, targetType, ok, shape) && ok;
   for (const std::string &n : added)
     indexInfo.erase(n);
   popScope();
@@ -878,6 +801,120 @@ void Checker::checkIndexDef(IndexDefStmt &def) {
   def.boundType = def.isUpdate ? targetType
                                : Type::tensor(def.value->type.elem, shape);
   bind(def.name, def.boundType, def.loc);
+}
+
+/// Fills def.indices and def.indexOf: a bare name not bound yet is a new
+/// index variable (once), anything else a position (then an update).
+bool Checker::classifySubscripts(IndexDefStmt &def) {
+  def.indices.clear();
+  def.indexOf.clear();
+  def.isUpdate = false;
+  bool ok = true;
+  llvm::StringMap<SMLoc> seen;
+  for (ExprPtr &sub : def.subscripts) {
+    auto *ref = llvm::dyn_cast<VarRefExpr>(sub.get());
+    if (!ref || lookup(ref->name)) {
+      def.indexOf.push_back(-1);
+      def.isUpdate = true;
+      continue;
+    }
+    auto [it, inserted] = seen.try_emplace(ref->name, ref->loc);
+    if (!inserted) {
+      diags.error(ref->loc, "index variable '" + ref->name +
+                                "' appears twice on the left-hand side");
+      diags.note(it->second, "first occurrence is here");
+      ok = false;
+    }
+    def.indexOf.push_back(def.indices.size());
+    def.indices.push_back({ref->name, ref->loc});
+  }
+  return ok;
+}
+
+/// Positions are ordinary integer subscripts of x, computed before; a
+/// constant one is checked against a static extent now.
+bool Checker::checkPositions(IndexDefStmt &def, const Type &targetType) {
+  bool ok = true;
+  for (auto [d, sub] : llvm::enumerate(def.subscripts)) {
+    if (def.indexOf[d] >= 0)
+      continue;
+    if (!expectScalarInt(*sub, "a subscript")) {
+      ok = false;
+      continue;
+    }
+    auto *lit = llvm::dyn_cast<IntLitExpr>(sub.get());
+    const Dim &extent = targetType.shape[d];
+    if (lit && extent.isStatic() && lit->value >= (uint64_t)extent.size) {
+      diags.error(lit->loc, "subscript " + Twine(lit->value) +
+                                " is out of range for dimension " + Twine(d) +
+                                " of " + targetType.str());
+      ok = false;
+    }
+  }
+  return ok;
+}
+
+/// Declares the index variables in the current scope; an update's range
+/// over x's extents. Returns their names.
+std::vector<std::string> Checker::declareIndices(IndexDefStmt &def,
+                                                 const Type &targetType, bool ok) {
+  std::vector<std::string> added;
+  for (auto [d, sub] : llvm::enumerate(def.subscripts)) {
+    if (def.indexOf[d] < 0)
+      continue;
+    IndexVarDecl &v = def.indices[def.indexOf[d]];
+    if (llvm::is_contained(added, v.name))
+      continue;
+    VarInfo info;
+    info.type = Type::scalar(ElemKind::I64);
+    info.loc = v.loc;
+    info.kind = VarKind::IndexVar;
+    declare(v.name, info, true);
+    IndexInfo range;
+    if (def.isUpdate && ok) {
+      range.known = true;
+      range.extent = targetType.shape[d];
+      range.useLoc = v.loc;
+      range.tensorType = targetType.str();
+    }
+    indexInfo[v.name] = range;
+    added.push_back(v.name);
+  }
+  return added;
+}
+
+/// The extent of each index variable, in order, into `shape`. An index the
+/// right-hand side does not range takes x's own extent, which makes the
+/// definition an update of every element (`x[i] = f32(i)` for an existing
+/// x); otherwise it is an error.
+bool Checker::indexRanges(IndexDefStmt &def, const Type &targetType, bool ok,
+                          llvm::SmallVectorImpl<Dim> &shape) {
+  bool fromTarget = !def.isUpdate && targetType.isTensor &&
+                    targetType.rank() == def.subscripts.size();
+  bool found = true;
+  for (auto [d, sub] : llvm::enumerate(def.subscripts)) {
+    if (def.indexOf[d] < 0)
+      continue;
+    IndexVarDecl &v = def.indices[def.indexOf[d]];
+    auto it = indexInfo.find(v.name);
+    if (it == indexInfo.end())
+      continue;
+    if (!it->second.known && fromTarget && ok) {
+      def.isUpdate = true;
+      it->second.known = true;
+      it->second.extent = targetType.shape[d];
+    }
+    if (!it->second.known) {
+      if (ok && found)
+        diags.error(v.loc, "cannot infer the range of index '" + v.name +
+                               "': it does not subscript any tensor on the "
+                               "right-hand side");
+      found = false;
+      continue;
+    }
+    shape.push_back(it->second.extent);
+  }
+  return found;
 }
 
 /// An update `x[k, ...] = e` needs an existing tensor x with one subscript
