@@ -18,7 +18,9 @@ Modules:
   rand       uniform and normal, from the Philox port in test/Examples
   tree       the program tree and its rendering to TDSL text
   interp     the reference interpreter (types and values of a program)
+  meta       what the generator knows of names (keys, spans of loop variables)
   gen        the program generator
+  updates    its builders for element and row updates and loop kernels
   runner     the configurations of tdslc and how they are run
   oracle     comparison of outputs and failure signatures
   driver     one program through interpreter, runs and oracle

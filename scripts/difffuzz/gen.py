@@ -16,6 +16,10 @@ by key, so that shrinking one entry of the size table keeps the program
 consistent. A size is written as a literal (static dim), an integer
 variable (`n = 4; zeros(f32[n])`, a `?` dim), `dim(t, k)`, a `?` of a
 loaded input or a dimension name of a helper's signature.
+
+The builders of element and row updates, the loop kernels made of them,
+annotations and names resized in `if` branches are in updates.py, a mixin
+of Gen.
 """
 import contextlib
 
@@ -24,11 +28,13 @@ import numpy as np
 from . import dtypes as D
 from .interp import (MAX_AXES, STDLIB, Env, IndexSpace, Interp, axis_array, draw_values,
                      values_array)
+from .meta import Ectx, Meta
 from .rng import Rng
 from .sem import UB, Semantics, Val
 from .tdtypes import SemaError, Type
-from .tree import (Bin, Call, Cast, Do, Fn, For, IDef, If, Index, Let, Lit, Load, PFor, Program,
-                   Range, Red, Sel, SizeLit, Str, TLit, TypeArg, Un, Var, walk)
+from .tree import (Bin, Call, Cast, Dec, Do, Fn, For, IDef, If, Index, Let, Lit, Load, PFor,
+                   Program, Range, Red, Sel, SizeLit, Str, TLit, TypeArg, Un, Var, walk)
+from .updates import UpdateBuilders
 
 REJECT = (SemaError, UB)
 KEYWORDS = set(D.ALL) | {'fn', 'return', 'for', 'in', 'parallel', 'reduce', 'yield', 'if', 'else',
@@ -45,32 +51,18 @@ FEATURES = {
     'helpers': True,
     'stdlib': True,
     'load': True,
+    'updates': True,             # x[k] = e, A[k, j] = e, A[i, 2] = e, v[i] = f(i) (section 5.4)
+    'update-in-pfor': True,      # updates of a tensor local to a parallel-for body or a loop
+    'pfor-local-copy': True,     # ... that is a copy of an outer tensor (bug 5: updated in place)
+    'pfor-row-update': True,     # row and column updates in a parallel-for body (bug 6: cuda)
+    'kernels': True,             # LU, triangular solves, Gauss-Seidel, ... made of updates
+    'annotations': True,         # g: f32[?] = ..., h: f16 = 0.1 (section 5.1)
+    'resize-if': True,           # a name that gets another size in an if branch
+    'decimals': True,            # decimal literals, f64(0.1), f64([0.1, 0.2]) (approx mode)
 }
 
 
-class Meta:
-    """What the generator knows of a name: dim keys of a tensor, the key of
-    the size an integer scalar holds, and whether it is worth saving (the
-    result of a construct that is easy to get wrong)."""
-    __slots__ = ('keys', 'size_key', 'interest')
-
-    def __init__(self, keys=None, size_key=None, interest=False):
-        self.keys, self.size_key, self.interest = keys, size_key, interest
-
-
-class Ectx:
-    """Element context: index variables (index notation) or loop variables
-    (parallel for) in scope, each as (name, key, offset)."""
-
-    def __init__(self, kind, vars_):
-        self.kind = kind            # 'index' | 'loop'
-        self.vars = list(vars_)
-
-    def plus(self, more):
-        return Ectx(self.kind, self.vars + list(more))
-
-
-class Gen:
+class Gen(UpdateBuilders):
     def __init__(self, seed, features=None, mode=None):
         self.rng = Rng(seed)
         self.features = dict(FEATURES)
@@ -145,15 +137,19 @@ class Gen:
     def size_expr(self, key, env=None):
         """An i64 expression equal to the size of `key`: a literal (outside
         helpers), a variable holding it, or dim(t, k)."""
-        opts = []
+        opts, names = [], []
         if key in range(len(self.prog.sizes)) and not self.in_fn:
             opts.append(SizeLit(key))
         for name, b in self.visible(env).items():
             if self.meta(b).size_key == key and b.kind in ('var', 'dim') and b.val.a.ndim == 0:
                 opts.append(Var(name))
+                if b.kind == 'dim':
+                    names.append(Var(name))
             keys = self.meta(b).keys
             if keys and key in keys and b.kind == 'var':
                 opts.append(Call('dim', [Var(name), Lit(keys.index(key), 'i64')]))
+        if names and self.rng.chance(0.5):
+            return self.rng.choice(names)     # `0..N` has N's dimension
         if not opts:
             return None
         return self.rng.choice(opts)
@@ -194,6 +190,10 @@ class Gen:
             else:
                 v = r.int(1 if positive else (0 if dtype == 'u64' else -9), 9)
             return Lit(v, dtype)
+        if not self.exact and self.on('decimals') and r.chance(0.1):
+            # the number of its type nearest a short decimal (0.1, -2.35)
+            v = r.int(1 if positive else -400, 400) / r.choice([10.0, 100.0])
+            return Dec(v if v else 0.5, dtype)
         if self.exact or r.chance(0.5):
             v = r.int(1 if positive else -24, 24) / 8.0
         else:
@@ -253,6 +253,14 @@ class Gen:
             kinds.append((8, self.stmt_helper_call))
         if self.on('stdlib'):
             kinds.append((5, self.stmt_stdlib))
+        if self.on('updates'):
+            kinds += [(8, self.stmt_elem_update), (3, self.stmt_fill_update)]
+        if self.on('kernels'):
+            kinds.append((6, self.stmt_kernel))
+        if self.on('resize-if'):
+            kinds.append((3, self.stmt_resize_if))
+        if self.on('annotations'):
+            kinds.append((3, self.stmt_annotated))
         for _ in range(3):
             if r.weighted(kinds)():
                 return True
@@ -330,6 +338,8 @@ class Gen:
             return 'wide' if self.rng.chance(0.2) else 'small'
         if self.exact:
             return self.rng.choice(['small', 'k8'])
+        if self.on('decimals') and self.rng.chance(0.15):
+            return 'dec'
         return self.rng.choice(['any', 'unit', 'k8'])
 
     # ------------------------------------------------------- expressions
@@ -410,7 +420,7 @@ class Gen:
         if not keys:
             choices.append((3, 'lit'))
             if ectx is not None:
-                choices += [(8, 'access'), (2, 'ivar')]
+                choices += [(8, 'access')] + ([(2, 'ivar')] if ectx.vars else [])
             elif self.tensors(env):
                 choices.append((1, 'element'))
         if keys and fallback:
@@ -451,7 +461,7 @@ class Gen:
         if not ts:
             return None
         name, b = self.rng.choice(ts)
-        subs = [Lit(self.rng.below(n), 'i64') for n in b.val.a.shape]
+        subs = [self.subscript(n, k, env) for n, k in zip(b.val.a.shape, self.meta(b).keys)]
         node = Index(Var(name), subs)
         return node if b.val.t.dtype == dtype else Cast(dtype, node)
 
@@ -476,7 +486,7 @@ class Gen:
                 v = r.choice(match)
                 sub = Var(v[0]) if not v[2] else Bin('-', Var(v[0]), Lit(v[2], 'i64'))
             elif direct or r.chance(0.5) or not ectx.vars:
-                sub = Lit(r.below(n), 'i64')
+                sub = self.subscript(n, k, env)
             else:
                 v = r.choice(ectx.vars)
                 size = self.size_expr(k, env)
@@ -487,6 +497,13 @@ class Gen:
             subs.append(sub)
         node = Index(Var(name), subs)
         return node if b.val.t.dtype == dtype else Cast(dtype, node)
+
+    def subscript(self, n, key, env):
+        """A subscript that uses no index: a constant, or with mixed
+        subscripts sometimes a variable in range (`a[r, j]`, `x[t]`)."""
+        if self.on('mixed-subscripts') and self.rng.chance(0.35):
+            return self.position(n, key, env)
+        return Lit(self.rng.below(n), 'i64')
 
     def anchor(self, dtype, tensor, fixed, ectx, env):
         """A direct access: dims in `fixed` (dim -> index name) use that
@@ -499,7 +516,7 @@ class Gen:
                 continue
             match = [v for v in ectx.vars if v[1] == key]
             subs.append(Var(self.rng.choice(match)[0]) if match else
-                        Lit(self.rng.below(b.val.a.shape[d]), 'i64'))
+                        self.subscript(b.val.a.shape[d], key, env))
         node = Index(Var(name), subs)
         return node if b.val.t.dtype == dtype else Cast(dtype, node)
 
@@ -517,6 +534,8 @@ class Gen:
             return None
         (a, _), (b, bv) = ops
         op = self.rng.weighted([(4, '+'), (3, '-'), (4, '*'), (2, '/'), (1, '%')])
+        if op == '%' and dtype in ('i32', 'i64') and self.rng.chance(0.15):
+            b = Lit(-1, dtype)               # INT_MIN % -1 is 0, not a trap
         res = self.finish_node(Bin(op, a, b), env)
         if res is not None or op not in ('/', '%'):
             return res
@@ -524,7 +543,7 @@ class Gen:
         # the divisor, else fall back to another operator.
         if D.sc(dtype).is_int:
             bad = Bin('==', b, Lit(0, dtype))
-            if D.sc(dtype).is_signed:
+            if D.sc(dtype).is_signed and op == '/':      # INT_MIN % -1 is 0
                 bad = Bin('||', bad, Bin('==', b, Lit(-1, dtype)))
             res = self.finish_node(Bin(op, a, Sel(bad, Lit(1, dtype), b)), env)
             if res is not None:
@@ -728,6 +747,9 @@ class Gen:
         _, b = self.env.find(name)
         keys = self.meta(b).keys or ()
         dt = b.val.t.dtype
+        if len(keys) in (1, 2) and self.on('updates') and r.chance(0.35):
+            if self.stmt_elem_update(name):      # x[t] = ...: x becomes carried
+                return True
         for _ in range(3):
             if r.chance(0.65):
                 y = self.expr(dt, self.minor_keys(keys), r.int(0, 2))
@@ -765,7 +787,8 @@ class Gen:
     def updatable(self):
         return [n for n, b in self.visible().items()
                 if b.kind == 'var' and b.val.t.dtype != 'void' and b.val.a.ndim == len(b.val.t.dims or ())
-                and self.meta(b).size_key is None and (not b.val.t.is_tensor or self.meta(b).keys)]
+                and self.meta(b).size_key is None and self.meta(b).span is None
+                and (not b.val.t.is_tensor or self.meta(b).keys)]
 
     def stmt_if(self):
         r = self.rng
@@ -796,7 +819,7 @@ class Gen:
         it = self.fresh('t')
         trips = r.int(1, 4)
         inner = self.env.push()
-        inner.declare(it, self.S.finish(0, 'i64').with_type(Type('i64')), 'loop')
+        self.declare_loop(inner, it, 0, (0, trips - 1))
         body = []
         with self.nested(inner, body):
             for name in r.shuffle(names)[:r.int(1, 2)]:
@@ -805,6 +828,8 @@ class Gen:
                 self.stmt_let()
             if r.chance(0.2) and names:
                 self.stmt_if()
+            if r.chance(0.2) and self.on('update-in-pfor'):
+                self.carried_local_sum(names)
         if not body:
             return False
         return self.commit(For(it, Lit(0, 'i64'), Lit(trips, 'i64'), body), {})
@@ -906,7 +931,7 @@ class Gen:
                 a = axis_array(ax, n) + off
             else:
                 a = point[ax] + off
-            inner.declare(var, self.S.finish(a, 'i64').with_type(Type('i64')), 'loop')
+            self.declare_loop(inner, var, a, (off, n - 1 + off))
         return inner
 
     def stmt_pfor(self):
@@ -928,7 +953,7 @@ class Gen:
         plan = 'vector'
         if r.chance(0.3):
             plan = r.weighted([(2, 'if'), (3 if self.on('call-in-pfor') else 0, 'nested'),
-                               (1, 'for')])
+                               (1, 'for'), (3 if self.on('update-in-pfor') else 0, 'local')])
         point = None if plan == 'vector' else [r.below(self.key_size[k]) for k in keys]
         env = self.loop_env(vars_, point)
         body = []
@@ -942,6 +967,8 @@ class Gen:
                 self.body_for(ectx)
             elif plan == 'nested':
                 y = self.body_nested(ectx, dt)
+            elif plan == 'local':
+                y = self.body_local_update(dt)
         if y is None:
             y = self.expr(dt, (), r.int(1, 3), ectx, env)
         if y is None:
@@ -984,13 +1011,14 @@ class Gen:
         if not self.commit(Let(acc, self.lit(dt)), {}):
             return False
         it = self.fresh('t')
+        trips = r.int(1, 3)
         inner = self.env.push()
-        inner.declare(it, self.S.finish(0, 'i64').with_type(Type('i64')), 'loop')
+        self.declare_loop(inner, it, 0, (0, trips - 1))
         x = self.expr(dt, (), r.int(1, 2), ectx.plus([(it, None, 0)]), inner)
         if x is None:
             return False
         body = [Let(acc, Bin(r.choice(['+', '-']), Var(acc), x[0]))]
-        return self.commit(For(it, Lit(0, 'i64'), Lit(r.int(1, 3), 'i64'), body), {})
+        return self.commit(For(it, Lit(0, 'i64'), Lit(trips, 'i64'), body), {})
 
     def body_nested(self, ectx, dt):
         """A tensor built in the body and passed to a function: the GPU's
@@ -1034,8 +1062,8 @@ class Gen:
     def loop_env_from(self, env, vars_):
         inner = env.push(env.pdepth + 1)
         for ax, (var, k, off) in enumerate(vars_):
-            inner.declare(var, self.S.finish(axis_array(ax, self.key_size[k]) + off, 'i64')
-                          .with_type(Type('i64')), 'loop')
+            n = self.key_size[k]
+            self.declare_loop(inner, var, axis_array(ax, n) + off, (off, n - 1 + off))
         return inner
 
     # --------------------------------------------------------- other lets
@@ -1082,7 +1110,9 @@ class Gen:
             p = self.fresh('p')
             init = PFor([Range(p, Lit(0, 'i64'), Var(n))], None, [],
                         Cast(dt, Var(p)) if dt != 'i64' else Var(p))
-        if not self.commit(Let(g, init), {g: Meta(keys=(self.fresh_key(self.key_size[sid]),))}):
+        # annotated, g is f32[?] from the start (no widening of the loop)
+        ann = TypeArg(dt, ['?']) if self.on('annotations') and r.chance(0.35) else None
+        if not self.commit(Let(g, init, ann), {g: Meta(keys=(self.fresh_key(self.key_size[sid]),))}):
             return False
         it, i = self.fresh('t'), self.fresh('p')
         dim_g = Call('dim', [Var(g), Lit(0, 'i64')])
@@ -1141,8 +1171,10 @@ class Gen:
         body = []
         with self.nested(env, body, in_fn=True):
             for _ in range(r.int(0, 3)):
-                r.weighted([(4, self.stmt_let), (2, self.stmt_idef), (2, self.stmt_pfor),
-                            (1, self.stmt_for)])()
+                r.weighted([(4, self.stmt_let), (2, self.stmt_idef), (3, self.stmt_pfor),
+                            (1, self.stmt_for),
+                            (2 if self.on('updates') else 0, self.stmt_elem_update),
+                            (1 if self.on('annotations') else 0, self.stmt_annotated)])()
             rkeys = tuple(keys[d] for d in result[1]) if result[1] else ()
             ret = self.expr(dt, rkeys, r.int(1, 3))
         if ret is None:

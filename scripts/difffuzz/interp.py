@@ -9,7 +9,9 @@ operation that must not run raises `sem.UB`; both mean "not this program".
 
 Index notation is evaluated vectorized: each index variable owns an axis of
 an index space (output indices first, then one axis per reduction index),
-subscripts are numpy fancy indexing, and a reduction reduces its axes.
+subscripts are numpy fancy indexing, and a reduction reduces its axes. An
+element or row update (`A[k, j] = e`) is index notation with positions:
+e is computed from the old value, and written into a copy of it.
 `parallel for` bodies run once per iteration, with scalar values.
 """
 import itertools
@@ -21,14 +23,14 @@ from . import rand
 from .rng import Rng
 from .sem import UB, Val
 from .tdtypes import Dim, SemaError, Type, broadcast, matmul_type
-from .tree import Call, Do, For, IDef, If, Index, Let, Lit, Red, SizeLit, Str, TypeArg, Var
+from .tree import Call, Dec, Do, For, IDef, If, Index, Let, Lit, Red, SizeLit, Str, TypeArg, Update, Var
 
 MAX_AXES = 8
 STEP_LIMIT = 400000
 
 # --------------------------------------------------------------- literal data
 
-DOMAINS = ('small', 'wide', 'k8', 'unit', 'bool', 'any')
+DOMAINS = ('small', 'wide', 'k8', 'unit', 'bool', 'any', 'dec')
 
 
 def draw_values(rng, dtype, domain, n):
@@ -52,16 +54,22 @@ def draw_values(rng, dtype, domain, n):
                 out.append(rng.int(-32, 32) / 8.0)
             elif domain == 'any':
                 out.append(rng.int(-256, 256) / 64.0)
+            elif domain == 'dec':            # short decimals: 0.1, -2.7
+                out.append(rng.int(-40, 40) / 10.0)
             else:
                 out.append(float(rng.int(-6, 6)))
     return out
 
 
-def literal_data(node, sizes):
-    """The contents of a TLit or Load node for the current size table."""
+def literal_data(node, sizes, raw=False):
+    """The contents of a TLit or Load node for the current size table
+    (`raw`: the numbers drawn, not yet rounded to the type)."""
     shape = tuple(sizes[s] for s in node.sids)
     n = int(np.prod(shape)) if shape else 1
-    return values_array(node.dtype, draw_values(Rng(node.seed), node.dtype, node.domain, n), shape)
+    vals = draw_values(Rng(node.seed), node.dtype, node.domain, n)
+    if raw:
+        return np.array(vals, dtype=object).reshape(shape)
+    return values_array(node.dtype, vals, shape)
 
 
 def values_array(dtype, vals, shape):
@@ -249,9 +257,13 @@ class Interp:
             v = self.eval(s.x, env)
             if v.t.dtype in ('void',):
                 raise SemaError('binding to no value')
+            if s.ann is not None:
+                v = self.annotated(s, v, env)
             env.assign(s.name, v)
         elif isinstance(s, IDef):
-            env.assign(s.name, self.index_def(s, env))
+            env.assign(s.name, self.index_stmt(s.name, [Var(n) for n in s.idxs], s.x, env))
+        elif isinstance(s, Update):
+            env.assign(s.name, self.index_stmt(s.name, s.subs, s.x, env))
         elif isinstance(s, Do):
             self.eval(s.x, env)
         elif isinstance(s, For):
@@ -322,6 +334,19 @@ class Interp:
             joined[name] = join_types(start, end) or start
         retype(env, joined)
 
+    def annotated(self, s, v, env):
+        """`x: T = e`: e's type must be compatible with T, which becomes x's
+        type (`g: f32[?] = zeros(f32[1])` lets g change its size later)."""
+        want, shape = self.type_arg(s.ann, env, allow_dyn=True)
+        if v.t.dtype != want.dtype or v.t.is_tensor != want.is_tensor or v.t.rank != want.rank:
+            raise SemaError("'%s' is declared as %r but its value has type %r" % (s.name, want, v.t))
+        for d, (have, dim) in enumerate(zip(v.t.dims or (), want.dims or ())):
+            if not have.compatible(dim):
+                raise SemaError("'%s' is declared as %r but its value has type %r" % (s.name, want, v.t))
+            if shape[d] is not None and shape[d] != v.a.shape[d]:
+                raise UB('a size that differs from the annotation at run time')
+        return v.with_type(want)
+
     def int_scalar(self, e, env):
         v = self.eval(e, env)
         if v.t.is_tensor or not D.sc(v.t.dtype).is_int:
@@ -343,7 +368,11 @@ class Interp:
         return v
 
     def x_Lit(self, e, env):
+        if isinstance(e, Dec):               # the nearest number of its type
+            return self.S.finish(D.round_to(e.dtype, e.value), e.dtype).with_type(Type(e.dtype))
         return self.S.const(e.dtype, e.value).with_type(Type(e.dtype))
+
+    x_Dec = x_Lit
 
     def x_SizeLit(self, e, env):
         return self.S.const('i64', self.prog.sizes[e.sid] + e.delta).with_type(Type('i64'))
@@ -528,30 +557,95 @@ class Interp:
         return m(e, env)
 
     # -- index notation
-    def index_def(self, s, env):
-        """`name[i, j] = x`: the output indices own axes 0, 1, ... in order."""
-        extents = self.index_ranges(s.idxs, s.x, env)
+    def index_stmt(self, name, subs, x, env):
+        """`name[s0, s1, ...] = x` as Checker::checkIndexDef decides it: a
+        subscript that is a name not bound here is a new index, any other a
+        position. Without positions this defines (or rebinds) name by index
+        notation, each index ranging over what it subscripts directly in x;
+        an index x does not range takes the existing tensor's extent, which
+        makes the statement an update of every element. With positions it
+        updates the existing tensor: the elements at those positions (all of
+        them along index dimensions) get x, computed from the old value."""
+        idxs, dim_of = [], {}
+        for d, sub in enumerate(subs):
+            if isinstance(sub, Var) and env.find(sub.name)[1] is None:
+                if sub.name in dim_of:
+                    raise SemaError("index variable '%s' appears twice" % sub.name)
+                idxs.append(sub.name)
+                dim_of[sub.name] = d
+        positions = {d: sub for d, sub in enumerate(subs) if d not in dim_of.values()}
+        _, target = env.find(name)
+        tval = target.val if target is not None else None
+        is_update = bool(positions)
+        if is_update and (tval is None or not tval.t.is_tensor or tval.t.rank != len(subs)):
+            raise SemaError("'%s' cannot be updated with %d subscripts" % (name, len(subs)))
+        pos = {d: self.position(sub, tval, d, env) for d, sub in positions.items()}
+        known = {}
+        if is_update:                 # an update's index ranges over x's extent
+            known = {n: (tval.a.shape[d], tval.t.dims[d]) for n, d in dim_of.items()}
+        extents = self.index_ranges(idxs, x, env, known=known, partial=True)
+        missing = [n for n in idxs if n not in extents]
+        if missing:
+            if tval is None or not tval.t.is_tensor or tval.t.rank != len(subs):
+                raise SemaError("cannot infer the range of index '%s'" % missing[0])
+            is_update = True
+            for n in idxs:
+                d = dim_of[n]
+                if n not in missing and (extents[n][0] != tval.a.shape[d] or
+                                         not extents[n][1].compatible(tval.t.dims[d])):
+                    # tdslc gives the definition x's type: keep the extents equal
+                    raise UB('an index ranged by the right-hand side and by the target differ')
+                extents[n] = (tval.a.shape[d], tval.t.dims[d])
         inner = env.push()
         inner.space = IndexSpace()
-        for name in s.idxs:
+        for n in idxs:
             ax = inner.space.take()
-            inner.declare(name, Val(axis_array(ax, extents[name][0]), 'i64', None, Type('i64')), 'index')
-        v = self.eval(s.x, inner)
-        if v.t.is_tensor:
+            inner.declare(n, Val(axis_array(ax, extents[n][0]), 'i64', None, Type('i64')), 'index')
+        v = self.eval(x, inner)
+        if v.t.is_tensor or v.t.dtype == 'void':
             raise SemaError('the right-hand side of an index definition must be a scalar')
-        shape = [extents[name][0] for name in s.idxs]
+        shape = [extents[n][0] for n in idxs]
         full = shape + [1] * (MAX_AXES - len(shape))
         a = np.broadcast_to(pad_axes(v.a), full).reshape(shape)
         err = None if v.e is None else np.broadcast_to(pad_axes(v.e), full).reshape(shape)
-        dims = [extents[name][1] for name in s.idxs]
-        return self.S.finish(a.copy(), v.dtype, None if err is None else err.copy()) \
-            .with_type(Type(v.dtype, dims))
+        if not is_update:
+            dims = [extents[n][1] for n in idxs]
+            return self.S.finish(a.copy(), v.dtype, None if err is None else err.copy()) \
+                .with_type(Type(v.dtype, dims))
+        if v.dtype != tval.dtype:
+            raise SemaError("elements of '%s' (%r) cannot be set to a %s" % (name, tval.t, v.dtype))
+        where = tuple(pos[d] if d in pos else slice(None) for d in range(len(subs)))
+        new = np.array(tval.a, copy=True)
+        new[where] = a
+        new_err = None
+        if err is not None or tval.e is not None:
+            new_err = np.array(tval.err, copy=True)
+            new_err[where] = 0.0 if err is None else err
+        return self.S.finish(new, tval.dtype, new_err).with_type(tval.t)
 
-    def index_ranges(self, idxs, x, env, extra_idx=()):
+    def position(self, sub, tval, d, env):
+        """A position of an update: an integer scalar computed before the
+        update, checked at run time (a literal against a static size)."""
+        v = self.eval(sub, env)
+        if v.t.is_tensor or not D.sc(v.t.dtype).is_int:
+            raise SemaError('a position must be an integer scalar')
+        if v.a.size != 1:
+            raise UB('a position from index notation')
+        k = int(v.a)
+        dim = tval.t.dims[d]
+        if isinstance(sub, (Lit, SizeLit)) and dim.kind == 'static' and k >= dim.size:
+            raise SemaError('constant position out of range')
+        if not 0 <= k < tval.a.shape[d]:
+            raise UB('position out of range')
+        return k
+
+    def index_ranges(self, idxs, x, env, extra_idx=(), known=None, partial=False):
         """Extent (run time, static Dim) of each index from its direct
-        accesses in x, as Checker::checkIndex infers them."""
+        accesses in x, as Checker::checkIndex infers them, starting from
+        `known` (an update's indices); `partial`: leave out the indices x
+        does not range instead of failing."""
         per_sub = True          # any subscript that is exactly the index
-        known = {}
+        known = dict(known or {})
         for node, idx_names in accesses(x, set(idxs) | set(extra_idx)):
             direct = all((isinstance(s, Var) and s.name in idx_names) or isinstance(s, Lit)
                          for s in node.subs)
@@ -576,7 +670,7 @@ class Interp:
                 if dim0.kind == 'dyn' and dim.kind != 'dyn':
                     known[sub.name] = (n, dim)
         for name in idxs:
-            if name not in known:
+            if name not in known and not partial:
                 raise SemaError("cannot infer the range of index '%s'" % name)
         return known
 
@@ -779,12 +873,16 @@ class Interp:
         return self.S.finish(np.int64(x.a.shape[k]), 'i64').with_type(Type('i64'))
 
     def type_arg(self, ta, env, allow_dyn=False):
-        """A TypeArg: (static Type, run-time shape)."""
+        """A TypeArg: (static Type, run-time shape); with `allow_dyn` (an
+        annotation) a dimension may be `?`, whose size is None."""
         if not isinstance(ta, TypeArg):
             raise SemaError('a type argument is needed')
         dims, shape = [], []
         for d in ta.dims:
-            if isinstance(d, SizeLit):
+            if d == '?' and allow_dyn:
+                dims.append(Dim.dyn())
+                shape.append(None)
+            elif isinstance(d, SizeLit):
                 n = self.prog.sizes[d.sid] + d.delta
                 if n <= 0:
                     raise SemaError('tensor dimension must be a positive integer')

@@ -15,8 +15,9 @@ are not correctly rounded). Bounds are for |implementation - exact value|;
 the oracle allows twice that (reference and implementation both deviate)
 times a safety factor.
 
-An operation that would be undefined (integer division by zero, INT_MIN /
--1, a float-to-int conversion out of range, log of a negative number), that
+An operation that would be undefined or an error (integer division by zero,
+INT_MIN / -1, which tdslc reports at run time, while INT_MIN % -1 is 0; a
+float-to-int conversion out of range, log of a negative number), that
 leaves the safe range (overflow, subnormals, NaN), whose result depends on
 a rounding the bound cannot decide (floor, a comparison or a conversion to
 int of a value too close to a step), or that rounds in exact mode raises
@@ -154,8 +155,13 @@ class Semantics:
         if np.any(b == 0):
             raise UB('integer division by zero')
         if s.is_signed:
-            if np.any((a == s.lo) & (b == -1)):
-                raise UB('INT_MIN / -1')
+            wraps = (a == s.lo) & (b == -1)
+            if op == '/' and np.any(wraps):
+                raise UB('INT_MIN / -1')          # a run-time error in tdslc
+            if op == '%' and np.any(wraps):       # INT_MIN % -1 is 0
+                r = self.arith('%', Val(np.where(wraps, 0, a).astype(s.storage), dt),
+                               Val(np.broadcast_to(b, np.broadcast(a, b).shape), dt))
+                return self.finish(np.where(wraps, 0, r.a), dt)
             q = a // b
             r = a - q * b
             q = np.where((r != 0) & ((a < 0) != (b < 0)), q + 1, q)

@@ -22,7 +22,7 @@ class Node:
             v = getattr(self, f)
             if isinstance(v, list):
                 for c in v:
-                    if c is not None:
+                    if isinstance(c, Node):     # not the '?' of a TypeArg
                         yield c
             elif v is not None:
                 yield v
@@ -41,6 +41,12 @@ class Lit(Expr):
     """A scalar literal of type `dtype` (value: int, float or bool)."""
     def __init__(self, value, dtype):
         self.value, self.dtype = value, dtype
+
+
+class Dec(Lit):
+    """A float literal written as a short decimal (`0.1`, `f64(0.1)`): its
+    value is the number of its type nearest the decimal (value holds the
+    nearest float64, whose repr is the decimal), not a float32 widened."""
 
 
 class SizeLit(Expr):
@@ -154,10 +160,12 @@ class Stmt(Node):
 
 
 class Let(Stmt):
-    _fields = ('x',)
+    """`name = x`, or `name: T = x` with `ann` a TypeArg (dims SizeLit, Var
+    or '?'; none for a scalar): T is then the name's type."""
+    _fields = ('x', 'ann')
 
-    def __init__(self, name, x):
-        self.name, self.x = name, x
+    def __init__(self, name, x, ann=None):
+        self.name, self.x, self.ann = name, x, ann
 
 
 class IDef(Stmt):
@@ -166,6 +174,17 @@ class IDef(Stmt):
 
     def __init__(self, name, idxs, x):
         self.name, self.idxs, self.x = name, idxs, x
+
+
+class Update(Stmt):
+    """`name[s0, s1] = x` where some subscript is not a new name: an element,
+    row or column update of the existing tensor `name` (a `Var` that is not
+    bound there is a new index, ranging over that dimension, as the front
+    end decides it)."""
+    _fields = ('subs', 'x')
+
+    def __init__(self, name, subs, x):
+        self.name, self.subs, self.x = name, subs, x
 
 
 class For(Stmt):
@@ -232,7 +251,7 @@ def slots(node):
         v = getattr(node, f)
         if isinstance(v, list):
             for i, c in enumerate(v):
-                if c is not None:
+                if isinstance(c, Node):
                     yield node, f, i
                     yield from slots(c)
         elif v is not None:
@@ -284,6 +303,18 @@ def literal_only(e):
     return False
 
 
+def literal_dtype(e):
+    """The type of the literals of a literal-only expression, else None."""
+    if not literal_only(e):
+        return None
+    for n in walk(e):
+        if isinstance(n, Lit):
+            return n.dtype
+        if isinstance(n, SizeLit):
+            return 'i64'
+    return None
+
+
 class Renderer:
     def __init__(self, prog):
         self.prog = prog
@@ -322,6 +353,8 @@ class Renderer:
     def e_Lit(self, e, bare):
         return self.lit(e, bare)
 
+    e_Dec = e_Lit
+
     def e_SizeLit(self, e, bare):
         return str(self.size(e))
 
@@ -343,7 +376,14 @@ class Renderer:
         return '%s ? %s : %s' % (self.operand(e.c), a, b)
 
     def e_Cast(self, e, bare):
-        return '%s(%s)' % (e.dtype, self.expr(e.x))
+        inner = self.expr(e.x)
+        own = literal_dtype(e.x)
+        if own and own != e.dtype and not (isinstance(e.x, Lit) and not isinstance(e.x, Dec)) \
+                and not inner.startswith(own + '('):
+            # A conversion gives literals its own type (`f64(0.1)` is the
+            # double nearest 0.1, `f32(7 / 2)` is 3.5): keep theirs first.
+            inner = '%s(%s)' % (own, inner)
+        return '%s(%s)' % (e.dtype, inner)
 
     def e_TypeArg(self, e, bare):
         dims = [d if isinstance(d, str) else self.expr(d) for d in e.dims]
@@ -382,6 +422,8 @@ class Renderer:
             if e.dtype == 'i1':
                 return 'true' if x else 'false'
             return fmt_scalar(x, e.dtype)
+        if e.domain == 'dec':               # the decimals, as written
+            data = literal_data(e, self.prog.sizes, raw=True)
         text = nest(data.tolist())
         if e.dtype in ('i64', 'f32', 'i1'):
             return text
@@ -406,9 +448,15 @@ class Renderer:
     def stmt_lines(self, s, indent):
         pad = '  ' * indent
         if isinstance(s, Let):
+            if s.ann is not None:           # the annotation types a literal
+                return [pad + '%s: %s = %s' % (s.name, self.expr(s.ann),
+                                               self.top_expr(s.x, indent, literal_only(s.x)))]
             return [pad + '%s = %s' % (s.name, self.top_expr(s.x, indent))]
         if isinstance(s, IDef):
             return [pad + '%s[%s] = %s' % (s.name, ', '.join(s.idxs), self.top_expr(s.x, indent))]
+        if isinstance(s, Update):
+            subs = ', '.join(self.expr(e, True) for e in s.subs)
+            return [pad + '%s[%s] = %s' % (s.name, subs, self.top_expr(s.x, indent))]
         if isinstance(s, Do):
             return [pad + self.top_expr(s.x, indent)]
         if isinstance(s, For):
@@ -424,11 +472,11 @@ class Renderer:
             return out + [pad + '}']
         raise TypeError(s)
 
-    def top_expr(self, x, indent):
+    def top_expr(self, x, indent, bare=False):
         """An expression at statement level (a parallel for keeps its layout)."""
         if isinstance(x, PFor):
             return self.e_PFor(x, False, indent)
-        return self.expr(x)
+        return self.expr(x, bare)
 
     def block_lines(self, stmts, indent):
         out = []
