@@ -5,7 +5,10 @@
 //
 //===----------------------------------------------------------------------===//
 #include "compiler/Pipelines/Pipelines.h"
-#include "compiler/Codegen/Passes.h"
+#include "compiler/Codegen/CPU/Passes.h"
+#include "compiler/Codegen/Common/Passes.h"
+#include "compiler/Codegen/GPU/Passes.h"
+#include "compiler/Conversion/TDSLToLinalg/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -199,7 +202,10 @@ struct CPUPipelineCLOptions
 } // namespace
 
 void registerTDSLPipelines() {
-  registerTDSLCodegenPasses();
+  registerTDSLConversionTDSLToLinalgPasses();
+  registerTDSLCodegenCommonPasses();
+  registerTDSLCodegenCPUPasses();
+  registerTDSLCodegenGPUPasses();
   PassPipelineRegistration<>("tdsl-to-linalg",
                              "Lower tdsl to linalg and fuse element-wise ops",
                              buildTDSLToLinalgPipeline);

@@ -4,7 +4,7 @@
  * IEEE operations only (+ - * /, a correctly rounded sqrt, integer and bit
  * operations), in a fixed order, so the CPU, the GPU and the runtime compute
  * it bit for bit alike. The steps are in Runtime.h; the constants are here,
- * shared by the compiler (compiler/Codegen/Philox.cpp) and the runtime
+ * shared by the compiler (compiler/Conversion/TDSLToLinalg/Philox.cpp) and the runtime
  * (runtime/lib/Random.cpp). test/Examples/Inputs/philox.py derives them
  * independently with exact rational arithmetic.
  *

@@ -1,0 +1,186 @@
+//===- Passes.td - TDSL passes of the CPU back end --------------------------===//
+#ifndef TDSL_CODEGEN_CPU_PASSES_TD
+#define TDSL_CODEGEN_CPU_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def ForallToTBB : Pass<"tdsl-forall-to-tbb", "mlir::ModuleOp"> {
+  let summary = "Run scf.forall loops on oneTBB through the TDSL runtime";
+  let description = [{
+    Outlines the body of each outermost `scf.forall` on buffers into a
+    function `(i64 begin, i64 end, !llvm.ptr ctx)` that runs the linearized
+    iterations [begin, end), packs the values the body uses into a stack
+    context, and replaces the loop by a call of the runtime's
+    `tdsl_parallel_for`, which splits the range with `tbb::parallel_for`.
+    Nested `scf.forall` loops run serially inside the outlined body.
+
+    ```mlir
+    // before
+    scf.forall (%i) in (%n) { memref.store ... %buf[%i] }
+    // after
+    %f = func.constant @main_forall_0 : (i64, i64, !llvm.ptr) -> ()
+    call @tdsl_parallel_for(%c0, %n64, %c1, %f, %ctx) : ...
+    ```
+  }];
+  let options = [
+    Option<"grain", "grain", "int64_t", /*default=*/"1",
+           "Smallest number of iterations one TBB task runs">,
+  ];
+  let dependentDialects = [
+    "mlir::func::FuncDialect", "mlir::LLVM::LLVMDialect",
+    "mlir::scf::SCFDialect", "mlir::arith::ArithDialect"
+  ];
+}
+
+def TileToForall : Pass<"tdsl-tile-to-forall", "mlir::func::FuncOp"> {
+  let summary = "Tile linalg ops into scf.forall with target-chosen tile sizes";
+  let description = [{
+    Tiles the parallel loops of each linalg op that is not yet inside a
+    parallel loop into an `scf.forall`, fusing the producers of its operands
+    (fills, element-wise ops) into the tiles. Tile sizes come from the
+    target: contractions get square tiles of `contraction-tile` rows and
+    columns, element-wise ops tile their outermost dimension so that a tile
+    holds about `elementwise-tile` elements. Ops with no parallel loop (whole
+    reductions) stay serial.
+
+    ```mlir
+    // before
+    %r = linalg.matmul ins(%a, %b : ...) outs(%c : tensor<1024x1024xf32>)
+    // after
+    %r = scf.forall (%i, %j) = (0, 0) to (1024, 1024) step (64, 64)
+           shared_outs(%o = %c) { ... linalg.matmul on 64x64 slices ... }
+    ```
+  }];
+  let options = [
+    Option<"contractionTile", "contraction-tile", "int64_t", /*default=*/"64",
+           "Tile size of the parallel dimensions of contractions">,
+    Option<"elementwiseTile", "elementwise-tile", "int64_t", /*default=*/"16384",
+           "Elements per tile of element-wise ops">,
+  ];
+  let dependentDialects = [
+    "mlir::scf::SCFDialect", "mlir::tensor::TensorDialect",
+    "mlir::linalg::LinalgDialect", "mlir::affine::AffineDialect",
+    "mlir::arith::ArithDialect"
+  ];
+}
+
+def Vectorize : Pass<"tdsl-vectorize", "mlir::func::FuncOp"> {
+  let summary = "Tile linalg ops to register-sized tiles and vectorize them";
+  let description = [{
+    For each linalg op on tensors, tiles its loops with `scf.for` to a
+    register-sized tile and vectorizes the tile with `linalg::vectorize`
+    (masked where shapes are only known at run time). Contractions get an
+    `m x n x 1` tile (m = `contraction-rows`, n = `vector-width` * 2) that
+    becomes a `vector.contract` (an outer product of FMAs after lowering);
+    other ops vectorize their innermost loop by `vector-width`. Ops that do
+    not meet the vectorizer's preconditions stay scalar.
+
+    ```mlir
+    // before (inside a 64x64 scf.forall tile)
+    %t = linalg.matmul ins(%a, %b : tensor<64x1024xf32>, tensor<1024x64xf32>) ...
+    // after
+    scf.for %i ... step 8 { scf.for %j ... step 32 { scf.for %k ... step 1 {
+      %r = vector.contract ... : vector<8x1xf32>, vector<1x32xf32> into vector<8x32xf32>
+    } } }
+    ```
+  }];
+  let options = [
+    Option<"vectorWidth", "vector-width", "int64_t", /*default=*/"16",
+           "Lanes of the widest vector register (16 f32 with AVX-512)">,
+    Option<"contractionRows", "contraction-rows", "int64_t", /*default=*/"8",
+           "Rows of a contraction's register tile">,
+  ];
+  let dependentDialects = [
+    "mlir::scf::SCFDialect", "mlir::tensor::TensorDialect",
+    "mlir::vector::VectorDialect", "mlir::affine::AffineDialect",
+    "mlir::arith::ArithDialect"
+  ];
+}
+
+def HoistVectorTransfers : Pass<"tdsl-hoist-vector-transfers", "mlir::func::FuncOp"> {
+  let summary = "Keep loop-invariant vector accumulators in registers";
+  let description = [{
+    After bufferization, moves `vector.transfer_read`/`transfer_write` pairs
+    of the same buffer slice out of the loops that do not change it (the
+    reduction loop of a vectorized contraction), so the accumulator tile
+    stays in registers across the whole reduction.
+
+    ```mlir
+    // before
+    scf.for %k ... { %c = vector.transfer_read %C[..] ...; %r = vector.contract ..., %c
+                     vector.transfer_write %r, %C[..] }
+    // after
+    %c = vector.transfer_read %C[..]
+    %r = scf.for %k ... iter_args(%acc = %c) { vector.contract ..., %acc }
+    vector.transfer_write %r, %C[..]
+    ```
+  }];
+  let dependentDialects = ["mlir::scf::SCFDialect", "mlir::vector::VectorDialect"];
+}
+
+def LowerVector : Pass<"tdsl-lower-vector", "mlir::func::FuncOp"> {
+  let summary = "Lower n-D vector ops to the 1-D forms LLVM has";
+  let description = [{
+    Applies MLIR's progressive vector lowerings chosen for x86 CPUs:
+    `vector.contract` to outer products (then FMAs), `vector.multi_reduction`
+    to inner reductions, transposes to shuffles, masks, broadcasts and shape
+    casts to 1-D ops, and transfers of rank 1 to plain loads and stores.
+    It runs after `convert-vector-to-scf` has cut transfers down to rank 1.
+
+    ```mlir
+    // before
+    %r = vector.multi_reduction <add>, %v, %acc [1] : vector<1x8xf32> to vector<1xf32>
+    // after
+    %e = vector.extract %v[0] : vector<8xf32> from vector<1x8xf32>
+    %s = vector.reduction <add>, %e, %a : vector<8xf32> into f32
+    ```
+  }];
+  let dependentDialects = ["mlir::vector::VectorDialect", "mlir::arith::ArithDialect"];
+}
+
+def TimeKernels : Pass<"tdsl-time-kernels", "mlir::ModuleOp"> {
+  let summary = "Time every kernel launch and count its work for the profile";
+  let description = [{
+    Wraps each outermost linalg op (fills aside) and each outermost
+    `scf.forall`, also inside sequential loops, in calls of the runtime's `tdsl_kernel_begin` and
+    `tdsl_kernel_end`. The kernel's name and DSL line come from its location.
+    For linalg ops the end call also gets the work the compiler knows:
+    floating-point and integer operations (iterations times the arithmetic
+    ops of the body) and bytes (the sizes of all operands), from which the
+    profile derives GFLOP/s and GB/s. Runs before tiling, so a kernel is timed
+    whole, whether it then runs in parallel or not.
+
+    ```mlir
+    // after
+    %id = call @tdsl_kernel_register(%name, %where)
+    %t0 = call @tdsl_kernel_begin(%id)
+    %r = linalg.matmul ...
+    call @tdsl_kernel_end(%id, %t0, %flops, %bytes)
+    ```
+  }];
+  let dependentDialects = ["mlir::func::FuncDialect", "mlir::LLVM::LLVMDialect",
+                           "mlir::arith::ArithDialect", "mlir::tensor::TensorDialect"];
+}
+
+def LocateAllocs : Pass<"tdsl-locate-allocs", "mlir::ModuleOp"> {
+  let summary = "Give large buffers the DSL position that running out of memory reports";
+  let description = [{
+    Before each `memref.alloc` whose size is dynamic or at least 1 MiB, calls
+    the runtime's `tdsl_alloc_site` with the DSL position of the allocation.
+    The runtime keeps it for the next allocation on the same thread, so a
+    failed allocation prints `prog.tdsl:line:col: error: out of memory ...`
+    with the source line, like every other run-time error.
+
+    ```mlir
+    // before
+    %m = memref.alloc(%n) : memref<?xf32>
+    // after
+    %where = llvm.mlir.addressof @__tdsl_str_0 : !llvm.ptr
+    func.call @tdsl_alloc_site(%where) : (!llvm.ptr) -> ()
+    %m = memref.alloc(%n) : memref<?xf32>
+    ```
+  }];
+  let dependentDialects = ["mlir::LLVM::LLVMDialect", "mlir::func::FuncDialect"];
+}
+
+#endif // TDSL_CODEGEN_CPU_PASSES_TD

@@ -1,0 +1,76 @@
+//===- TimeKernels.cpp - runtime timing of each kernel, with its work ------===//
+#include "compiler/Codegen/Common/KernelInfo.h"
+#include "compiler/Codegen/CPU/Passes.h"
+#include "compiler/Codegen/Common/RuntimeCalls.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+
+namespace tdsl {
+#define GEN_PASS_DEF_TIMEKERNELS
+#include "compiler/Codegen/CPU/Passes.h.inc"
+} // namespace tdsl
+
+using namespace mlir;
+
+namespace {
+
+struct TimeKernelsPass : ::tdsl::impl::TimeKernelsBase<TimeKernelsPass> {
+  // A module pass: it adds runtime declarations and strings to the module,
+  // which functions processed in parallel would race on.
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    ::tdsl::RuntimeCalls rt(module);
+    for (auto fn : llvm::to_vector(module.getOps<func::FuncOp>()))
+      if (!fn.isExternal())
+        timeKernels(fn, rt);
+  }
+
+  void timeKernels(func::FuncOp fn, ::tdsl::RuntimeCalls &rt) {
+    // Outermost kernels, also inside sequential loops and branches.
+    SmallVector<Operation *> kernels;
+    fn.walk<WalkOrder::PreOrder>([&](Operation *op) {
+      if (isa<linalg::FillOp>(op))
+        return WalkResult::skip();
+      if (isa<linalg::LinalgOp, scf::ForallOp>(op)) {
+        kernels.push_back(op);
+        return WalkResult::skip();
+      }
+      return WalkResult::advance();
+    });
+    OpBuilder b(&getContext());
+    Type i64 = b.getI64Type();
+    unsigned counter = 0;
+    for (Operation *op : kernels) {
+      Location loc = op->getLoc();
+      // Distinct kernels stay distinct: CSE would otherwise merge two
+      // identical ones and leave one timed region empty.
+      op->setAttr("tdsl.kernel_id",
+                  b.getStringAttr(fn.getSymName() + "#" + Twine(counter++)));
+      b.setInsertionPoint(op);
+      std::string name = ::tdsl::RuntimeCalls::kernelNameOf(loc);
+      if (name.empty())
+        name = fn.getSymName().str() + "." +
+               op->getName().stripDialect().str();
+      Value id = rt.call(b, loc, "tdsl_kernel_register", b.getI32Type(),
+                         {rt.getString(b, loc, name), rt.getWhere(b, loc)})[0];
+      Value t0 = rt.call(b, loc, "tdsl_kernel_begin", i64, {id})[0];
+      b.setInsertionPointAfter(op);
+      Value flops, bytes;
+      if (auto lop = dyn_cast<linalg::LinalgOp>(op)) {
+        std::tie(flops, bytes) = ::tdsl::buildKernelWork(b, loc, lop);
+      } else {
+        flops = arith::ConstantOp::create(b, loc, b.getF64FloatAttr(0.0));
+        bytes = flops;
+      }
+      rt.call(b, loc, "tdsl_kernel_end", {}, {id, t0, flops, bytes});
+    }
+  }
+};
+
+} // namespace

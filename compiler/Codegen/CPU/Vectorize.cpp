@@ -1,0 +1,191 @@
+//===- Vectorize.cpp - register tiles and linalg::vectorize -----------------===//
+#include "compiler/Codegen/CPU/Passes.h"
+
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/SCF/Transforms/TileUsingInterface.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+
+namespace tdsl {
+#define GEN_PASS_DEF_VECTORIZE
+#include "compiler/Codegen/CPU/Passes.h.inc"
+} // namespace tdsl
+
+using namespace mlir;
+
+namespace {
+
+/// The value a masked-off lane must hold in a float max/min reduction; null
+/// for other kinds. MLIR 22's mask lowering fills masked lanes of a
+/// `maximumf` reduction with -2^-149, the negative number closest to 0, so
+/// the maximum of all-negative values came out as -1.4e-45 (and those of
+/// `minimumf` with the largest finite float, wrong for +inf).
+TypedAttr maskedLaneValue(vector::CombiningKind kind, Type elem) {
+  auto ft = dyn_cast<FloatType>(elem);
+  if (!ft)
+    return {};
+  const llvm::fltSemantics &sem = ft.getFloatSemantics();
+  switch (kind) {
+  case vector::CombiningKind::MAXIMUMF:
+    return FloatAttr::get(ft, llvm::APFloat::getInf(sem, /*Negative=*/true));
+  case vector::CombiningKind::MINIMUMF:
+    return FloatAttr::get(ft, llvm::APFloat::getInf(sem, /*Negative=*/false));
+  case vector::CombiningKind::MAXNUMF:
+  case vector::CombiningKind::MINNUMF:
+    return FloatAttr::get(ft, llvm::APFloat::getNaN(sem)); // ignored by maxnum
+  default:
+    return {};
+  }
+}
+
+/// A masked float max/min multi_reduction becomes an unmasked one of the
+/// masked-off lanes replaced by the kind's identity (see maskedLaneValue).
+void unmaskFloatMinMaxReductions(func::FuncOp fn) {
+  SmallVector<vector::MaskOp> masks;
+  fn.walk([&](vector::MaskOp m) {
+    auto red = dyn_cast_or_null<vector::MultiDimReductionOp>(m.getMaskableOp());
+    if (red && !m.hasPassthru() &&
+        maskedLaneValue(red.getKind(), getElementTypeOrSelf(red.getSource().getType())))
+      masks.push_back(m);
+  });
+  for (vector::MaskOp m : masks) {
+    auto red = cast<vector::MultiDimReductionOp>(m.getMaskableOp());
+    OpBuilder b(m);
+    auto srcType = cast<VectorType>(red.getSource().getType());
+    Value identity = arith::ConstantOp::create(
+        b, m.getLoc(),
+        DenseElementsAttr::get(srcType, maskedLaneValue(red.getKind(),
+                                                        srcType.getElementType())));
+    Value source = arith::SelectOp::create(b, m.getLoc(), m.getMask(),
+                                           red.getSource(), identity);
+    auto plain = vector::MultiDimReductionOp::create(
+        b, m.getLoc(), source, red.getAcc(), red.getReductionMask(), red.getKind());
+    m->replaceAllUsesWith(plain->getResults());
+    m.erase();
+  }
+}
+
+/// Whether some reduction loop of `op` indexes none of the inputs its body
+/// reads.
+bool hasConstantReductionLoop(linalg::LinalgOp op) {
+  SmallVector<utils::IteratorType> iters = op.getIteratorTypesArray();
+  for (unsigned d = 0; d < iters.size(); ++d) {
+    if (iters[d] != utils::IteratorType::reduction)
+      continue;
+    bool read = llvm::any_of(op.getDpsInputOperands(), [&](OpOperand *in) {
+      return !op.getMatchingBlockArgument(in).use_empty() &&
+             op.getMatchingIndexingMap(in).isFunctionOfDim(d);
+    });
+    if (!read)
+      return true;
+  }
+  return false;
+}
+
+struct VectorizePass : ::tdsl::impl::VectorizeBase<VectorizePass> {
+  using Base::Base;
+
+  /// The register tile of `op`; 0 leaves a loop untiled.
+  SmallVector<int64_t> registerTile(linalg::LinalgOp op) {
+    SmallVector<utils::IteratorType> iters = op.getIteratorTypesArray();
+    unsigned n = iters.size();
+    SmallVector<int64_t> sizes(n, 1);
+    if (n == 0)
+      return sizes;
+    SmallVector<unsigned> parallel, reduction;
+    for (unsigned i = 0; i < n; ++i)
+      (iters[i] == utils::IteratorType::parallel ? parallel : reduction).push_back(i);
+    if (!reduction.empty() && parallel.size() >= 2) {
+      // Contraction: rows x (2 vectors) outer products along one reduction.
+      sizes[parallel[parallel.size() - 2]] = contractionRows;
+      sizes[parallel.back()] = 2 * vectorWidth;
+      return sizes;
+    }
+    sizes[n - 1] = vectorWidth;
+    return sizes;
+  }
+
+  void runOnOperation() override {
+    func::FuncOp fn = getOperation();
+    SmallVector<linalg::LinalgOp> ops;
+    fn.walk([&](linalg::LinalgOp op) {
+      if (op.hasPureTensorSemantics() && !isa<linalg::FillOp>(op))
+        ops.push_back(op);
+    });
+    IRRewriter rw(&getContext());
+    for (linalg::LinalgOp op : ops) {
+      SmallVector<int64_t> sizes = registerTile(op);
+      SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+      // Loops already no larger than the tile need no scf.for.
+      SmallVector<OpFoldResult> tileSizes;
+      bool needTiling = false;
+      for (unsigned i = 0; i < sizes.size(); ++i) {
+        bool small = !ShapedType::isDynamic(ranges[i]) && ranges[i] <= sizes[i];
+        tileSizes.push_back(rw.getIndexAttr(small ? 0 : sizes[i]));
+        if (small)
+          sizes[i] = ranges[i];
+        needTiling |= !small;
+      }
+      Operation *target = op;
+      if (needTiling) {
+        scf::SCFTilingOptions options;
+        options.setTileSizes(tileSizes);
+        rw.setInsertionPoint(op);
+        auto tiled = scf::tileUsingSCF(rw, cast<TilingInterface>(op.getOperation()),
+                                       options);
+        if (failed(tiled))
+          continue;
+        rw.replaceOp(op, tiled->replacements);
+        target = tiled->tiledOps.front();
+      }
+      // Static tiles vectorize by their shape; dynamic ones need the sizes
+      // (and get masks). The scalable flags must be given too: without them
+      // the vectorizer reads mask shapes from an empty array.
+      auto targetOp = cast<linalg::LinalgOp>(target);
+      if (!targetOp.hasDynamicShape())
+        sizes.clear();
+      // Vectors of i1 are bit masks in LLVM while buffers of i1 hold a byte
+      // per element: a vectorized load or store of them reads or writes the
+      // wrong bytes, so ops on i1 tensors stay scalar.
+      // Vectors of bf16 have no x86 instructions without AVX512-BF16, and
+      // LLVM 22 cannot legalize several of their ops (min, max, reductions:
+      // "Do not know how to soft promote this operator's operand"): scalar
+      // bf16 code is promoted to f32 op by op instead.
+      if (llvm::any_of(targetOp->getOperandTypes(), [](Type t) {
+            Type e = getElementTypeOrSelf(t);
+            return e.isInteger(1) || e.isBF16();
+          }))
+        continue;
+      // A reduction loop along which the body reads no input (a fill folded
+      // into it: sum(ones(...)), or only broadcast scalars: the sum of
+      // exp(c - max(c)) for a constant c) is vectorized by MLIR 22 as one
+      // step, not one per iteration; such a reduction stays scalar.
+      if (hasConstantReductionLoop(targetOp))
+        continue;
+      SmallVector<bool> scalable(sizes.size(), false);
+      if (failed(linalg::vectorizeOpPrecondition(target, sizes, scalable)))
+        continue;
+      rw.setInsertionPoint(target);
+      // Contractions as vector.contract, so they lower to FMAs.
+      auto vec = linalg::vectorize(rw, target, sizes, scalable,
+                                   /*vectorizeNDExtract=*/false,
+                                   /*flatten1DDepthwiseConv=*/false,
+                                   /*assumeDynamicDimsMatchVecSizes=*/false,
+                                   /*createNamedContraction=*/true);
+      if (failed(vec))
+        continue;
+      if (!vec->replacements.empty())
+        rw.replaceOp(target, vec->replacements);
+      else
+        rw.eraseOp(target);
+    }
+    unmaskFloatMinMaxReductions(fn);
+  }
+};
+
+} // namespace

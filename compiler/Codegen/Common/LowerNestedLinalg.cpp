@@ -1,0 +1,209 @@
+//===- LowerNestedLinalg.cpp - nested linalg.generic ops become loops --------===//
+#include "compiler/Codegen/Common/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/IR/PatternMatch.h"
+
+namespace tdsl {
+#define GEN_PASS_DEF_LOWERNESTEDLINALG
+#include "compiler/Codegen/Common/Passes.h.inc"
+} // namespace tdsl
+
+using namespace mlir;
+
+namespace {
+
+/// The indices an affine map (dims and constants) selects from `ivs`.
+SmallVector<Value> apply(OpBuilder &b, Location loc, AffineMap map,
+                         ArrayRef<Value> ivs) {
+  SmallVector<Value> out;
+  for (AffineExpr e : map.getResults()) {
+    if (auto c = dyn_cast<AffineConstantExpr>(e))
+      out.push_back(arith::ConstantIndexOp::create(b, loc, c.getValue()));
+    else
+      out.push_back(ivs[cast<AffineDimExpr>(e).getPosition()]);
+  }
+  return out;
+}
+
+LogicalResult lowerToLoops(linalg::GenericOp op) {
+  if (op.getNumDpsInits() != 1 || !op.hasPureTensorSemantics())
+    return op.emitOpError("expected one tensor output");
+  OpBuilder b(op);
+  Location loc = op.getLoc();
+  SmallVector<Range> ranges =
+      cast<linalg::LinalgOp>(op.getOperation()).createLoopRanges(b, loc);
+  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+  Value one = arith::ConstantIndexOp::create(b, loc, 1);
+  OpOperand *init = op.getDpsInitOperand(0);
+  AffineMap outMap = op.getMatchingIndexingMap(init);
+  SmallVector<Value> ivs;
+  SmallVector<scf::ForOp> loops;
+  Value carried = init->get();
+  for (Range &r : ranges) {
+    Value ub = getValueOrCreateConstantIndexOp(b, loc, r.size);
+    auto loop = scf::ForOp::create(b, loc, zero, ub, one, ValueRange{carried});
+    if (!loops.empty())
+      scf::YieldOp::create(b, loc, loop.getResults());
+    loops.push_back(loop);
+    ivs.push_back(loop.getInductionVar());
+    carried = loop.getRegionIterArgs()[0];
+    b.setInsertionPointToStart(loop.getBody());
+  }
+  Block &body = op.getRegion().front();
+  IRMapping map;
+  for (OpOperand *in : op.getDpsInputOperands()) {
+    Value v = in->get();
+    if (isa<RankedTensorType>(v.getType()))
+      v = tensor::ExtractOp::create(b, loc, v,
+                                    apply(b, loc, op.getMatchingIndexingMap(in), ivs));
+    map.map(op.getMatchingBlockArgument(in), v);
+  }
+  SmallVector<Value> outIdx = apply(b, loc, outMap, ivs);
+  map.map(op.getMatchingBlockArgument(init),
+          tensor::ExtractOp::create(b, loc, carried, outIdx));
+  for (Operation &inner : body.without_terminator()) {
+    if (auto index = dyn_cast<linalg::IndexOp>(inner)) {
+      map.map(index.getResult(), ivs[index.getDim()]);
+      continue;
+    }
+    b.clone(inner, map);
+  }
+  // The yielded value may come from outside the body (a captured scalar).
+  Value v = map.lookupOrDefault(body.getTerminator()->getOperand(0));
+  Value updated = tensor::InsertOp::create(b, loc, v, carried, outIdx);
+  // An op with no loops (a rank-0 fill) is its body, once.
+  if (loops.empty()) {
+    op.getResult(0).replaceAllUsesWith(updated);
+    op.erase();
+    return success();
+  }
+  scf::YieldOp::create(b, loc, updated);
+  op.getResult(0).replaceAllUsesWith(loops.front().getResult(0));
+  op.erase();
+  return success();
+}
+
+/// An scf.forall on tensors as an scf.for nest carrying its shared outputs;
+/// each tensor.parallel_insert_slice becomes a tensor.insert_slice.
+LogicalResult serializeForall(RewriterBase &rw, scf::ForallOp op) {
+  std::optional<SmallVector<OpFoldResult>> lbs = op.getLoopLowerBounds();
+  std::optional<SmallVector<OpFoldResult>> ubs = op.getLoopUpperBounds();
+  std::optional<SmallVector<OpFoldResult>> steps = op.getLoopSteps();
+  if (!lbs || !ubs || !steps)
+    return failure();
+  Location loc = op.getLoc();
+  rw.setInsertionPoint(op);
+  SmallVector<scf::ForOp> loops;
+  SmallVector<Value> ivs;
+  ValueRange carried = op.getOutputs();
+  for (unsigned d = 0; d < lbs->size(); ++d) {
+    auto loop = scf::ForOp::create(
+        rw, loc, getValueOrCreateConstantIndexOp(rw, loc, (*lbs)[d]),
+        getValueOrCreateConstantIndexOp(rw, loc, (*ubs)[d]),
+        getValueOrCreateConstantIndexOp(rw, loc, (*steps)[d]), carried);
+    if (!loops.empty())
+      scf::YieldOp::create(rw, loc, loop.getResults());
+    loops.push_back(loop);
+    ivs.push_back(loop.getInductionVar());
+    carried = loop.getRegionIterArgs();
+    rw.setInsertionPointToStart(loop.getBody());
+  }
+  IRMapping map;
+  map.map(op.getInductionVars(), ivs);
+  map.map(op.getRegionIterArgs(), carried);
+  for (Operation &inner : op.getBody()->without_terminator())
+    rw.clone(inner, map);
+  SmallVector<Value> updated(carried.begin(), carried.end());
+  for (Operation &yielding : op.getTerminator().getYieldingOps()) {
+    auto insert = dyn_cast<tensor::ParallelInsertSliceOp>(yielding);
+    if (!insert)
+      return failure();
+    auto dest = cast<BlockArgument>(insert.getDest());
+    unsigned k = dest.getArgNumber() - op.getRank();
+    updated[k] = tensor::InsertSliceOp::create(
+        rw, loc, map.lookupOrDefault(insert.getSource()), updated[k],
+        llvm::map_to_vector(insert.getMixedOffsets(), [&](OpFoldResult f) {
+          return isa<Value>(f) ? OpFoldResult(map.lookupOrDefault(cast<Value>(f))) : f;
+        }),
+        llvm::map_to_vector(insert.getMixedSizes(), [&](OpFoldResult f) {
+          return isa<Value>(f) ? OpFoldResult(map.lookupOrDefault(cast<Value>(f))) : f;
+        }),
+        llvm::map_to_vector(insert.getMixedStrides(), [&](OpFoldResult f) {
+          return isa<Value>(f) ? OpFoldResult(map.lookupOrDefault(cast<Value>(f))) : f;
+        }));
+  }
+  scf::YieldOp::create(rw, loc, updated);
+  rw.replaceOp(op, loops.front().getResults());
+  return success();
+}
+
+struct LowerNestedLinalgPass
+    : ::tdsl::impl::LowerNestedLinalgBase<LowerNestedLinalgPass> {
+  void runOnOperation() override {
+    // Innermost first, so an op rewritten later holds only loops. Named
+    // ops (a matrix product, a fill in a body) become generics first.
+    SmallVector<linalg::LinalgOp> nested;
+    getOperation().walk<WalkOrder::PostOrder>([&](linalg::LinalgOp op) {
+      if (op->getParentOfType<linalg::LinalgOp>())
+        nested.push_back(op);
+    });
+    IRRewriter rw(&getContext());
+    for (linalg::LinalgOp op : nested) {
+      auto generic = dyn_cast<linalg::GenericOp>(op.getOperation());
+      if (!generic) {
+        rw.setInsertionPoint(op);
+        FailureOr<linalg::GenericOp> g = linalg::generalizeNamedOp(rw, op);
+        if (failed(g)) {
+          op->emitOpError("cannot be lowered to loops inside another kernel");
+          return signalPassFailure();
+        }
+        generic = *g;
+      }
+      if (failed(lowerToLoops(generic)))
+        return signalPassFailure();
+    }
+    // A parallel loop in a kernel's body (the reduction of a function
+    // inlined there) runs serially: on the GPU it would be a kernel that
+    // another kernel launches, on the CPU oneTBB inside oneTBB.
+    SmallVector<scf::ForallOp> foralls;
+    getOperation().walk<WalkOrder::PostOrder>([&](scf::ForallOp op) {
+      if (op->getParentOfType<linalg::LinalgOp>())
+        foralls.push_back(op);
+    });
+    for (scf::ForallOp op : foralls) {
+      rw.setInsertionPoint(op);
+      if (failed(serializeForall(rw, op))) {
+        op->emitOpError("cannot run serially inside another kernel");
+        return signalPassFailure();
+      }
+    }
+    // A tensor.empty in a kernel's body (the start of a loop nest above, or
+    // of a tensor the body builds) is one fresh buffer per iteration. CSE
+    // would merge it with an equal tensor.empty outside (the kernel's own
+    // output), and bufferization does not see conflicts across a linalg
+    // region: iterations wrote into the kernel's output. An alloc_tensor is
+    // never merged.
+    SmallVector<tensor::EmptyOp> empties;
+    getOperation().walk([&](tensor::EmptyOp op) {
+      if (op->getParentOfType<linalg::LinalgOp>())
+        empties.push_back(op);
+    });
+    for (tensor::EmptyOp op : empties) {
+      OpBuilder b(op);
+      op.replaceAllUsesWith(bufferization::AllocTensorOp::create(
+                                b, op.getLoc(), op.getType(), op.getDynamicSizes())
+                                .getResult());
+      op.erase();
+    }
+  }
+};
+
+} // namespace

@@ -1,0 +1,106 @@
+//===- Passes.td - TDSL code generation passes both back ends use -----------===//
+#ifndef TDSL_CODEGEN_COMMON_PASSES_TD
+#define TDSL_CODEGEN_COMMON_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def HoistAllocas : Pass<"tdsl-hoist-allocas"> {
+  let summary = "Move stack buffers of LLVM functions to their entry block";
+  let description = [{
+    Runs on the LLVM dialect, on every `llvm.func` under the op it is given
+    (a module, or a GPU kernel module before serialization). An
+    `llvm.alloca` of constant size outside the entry block (in a loop: a
+    parallel body's context record, a print's shape array, a kernel
+    launch's argument array, a buffer that `promote-buffers-to-stack` put on
+    the stack) takes new stack each time it runs, and a long loop overflowed
+    the stack. It moves to the start of the entry block, where LLVM gives it
+    one fixed slot; its element count is copied along. Parallel loop bodies
+    are outlined functions by then, so no two iterations share a slot.
+
+    ```mlir
+    // before
+    ^loop:
+      %n = llvm.mlir.constant(1 : i64) : i64
+      %ctx = llvm.alloca %n x !llvm.struct<(i64, f32)> : (i64) -> !llvm.ptr
+    // after (at the start of the entry block)
+      %n = llvm.mlir.constant(1 : i64) : i64
+      %ctx = llvm.alloca %n x !llvm.struct<(i64, f32)> : (i64) -> !llvm.ptr
+    ```
+  }];
+}
+
+def FuseElementwise : Pass<"tdsl-fuse-elementwise", "mlir::func::FuncOp"> {
+  let summary = "Fuse element-wise producers into consumers that read each element once";
+  let description = [{
+    Fuses an element-wise `linalg.generic` producer into its consumer when
+    the consumer reads every produced element exactly once (its indexing map
+    for the operand uses every loop of the consumer). A consumer that reads
+    an element many times, like a matmul reading A[i, k] for every j, would
+    recompute the producer each time, so those stay separate ops.
+
+    ```mlir
+    // before
+    %e = linalg.generic {exp} ins(%x) ...      // e[i, j] = exp(x[i, j])
+    %s = linalg.generic {sum over j} ins(%e)   // s[i] = sum_j e[i, j]
+    // after
+    %s = linalg.generic {sum over j of exp} ins(%x)
+    ```
+  }];
+  let dependentDialects = ["mlir::linalg::LinalgDialect", "mlir::tensor::TensorDialect"];
+}
+
+def CheckStaticShapes : Pass<"tdsl-check-static-shapes", "mlir::ModuleOp"> {
+  let summary = "Report run-time shape checks that fail for sure as errors";
+  let description = [{
+    After inlining, a caller's static shapes reach the shape checks
+    (`scf.if` ops marked `tdsl.check`) of the code it called. This pass folds
+    `tensor.dim` and integer comparisons (and nothing else: in particular no
+    linalg canonicalization, which would absorb the conflicting shapes into
+    the ops) and reports each check whose failure condition became the
+    constant true as a compile-time error at the check's DSL location.
+
+    ```mlir
+    // input after inlining: %x : tensor<3xf32>, %y : tensor<4xf32>
+    %a = tensor.cast %x : tensor<3xf32> to tensor<?xf32>
+    %b = tensor.cast %y : tensor<4xf32> to tensor<?xf32>
+    %ok = arith.cmpi eq, (tensor.dim %a, 0), (tensor.dim %b, 0)
+    scf.if (not %ok) { call @tdsl_fatal(...) } {tdsl.check = "shapes ... differ"}
+    // error: shapes ... differ
+    ```
+  }];
+  let dependentDialects = ["mlir::scf::SCFDialect", "mlir::arith::ArithDialect",
+                           "mlir::tensor::TensorDialect"];
+}
+
+def LowerNestedLinalg : Pass<"tdsl-lower-nested-linalg", "mlir::ModuleOp"> {
+  let summary = "Rewrite linalg.generic ops nested in another's body as loops";
+  let description = [{
+    A `linalg.generic` inside the body of another (an `arange` or a map-form
+    `parallel for` in a loop body, or a function with one inlined there)
+    reads its loop indices with `linalg.index`, exactly like the outer op;
+    CSE would merge the two and the inner op would read the outer loop. This
+    pass, run before any CSE, rewrites every nested generic on tensors as an
+    `scf.for` nest that extracts its inputs, runs the body, and inserts (or
+    accumulates) into its output. Every `tensor.empty` left in a kernel's
+    body then becomes a `bufferization.alloc_tensor`: CSE would merge it with
+    an equal `tensor.empty` outside (the kernel's own output), and
+    bufferization does not see the conflict across the region, so each
+    iteration wrote into the kernel's output.
+
+    ```mlir
+    // before (inside an outer linalg.generic body)
+    %e = tensor.empty() : tensor<4xf32>
+    %a = linalg.generic {iterator_types = ["parallel"]} outs(%e : tensor<4xf32>) {
+      %i = linalg.index 0 : index ... }
+    // after
+    %e = bufferization.alloc_tensor() : tensor<4xf32>
+    %a = scf.for %i = %c0 to %c4 step %c1 iter_args(%t = %e) -> tensor<4xf32> {
+      ... %u = tensor.insert %v into %t[%i] ... }
+    ```
+  }];
+  let dependentDialects = ["mlir::scf::SCFDialect", "mlir::tensor::TensorDialect",
+                           "mlir::arith::ArithDialect",
+                           "mlir::bufferization::BufferizationDialect"];
+}
+
+#endif // TDSL_CODEGEN_COMMON_PASSES_TD

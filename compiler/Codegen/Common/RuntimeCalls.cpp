@@ -1,0 +1,176 @@
+//===- RuntimeCalls.cpp - Declarations of TDSL runtime entry points --------===//
+#include "compiler/Codegen/Common/RuntimeCalls.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+
+#include "llvm/Support/Path.h"
+
+using namespace mlir;
+
+namespace tdsl {
+
+std::optional<DType> getDType(Type type) {
+  if (type.isF16()) return DType::F16;
+  if (type.isBF16()) return DType::BF16;
+  if (type.isF32()) return DType::F32;
+  if (type.isF64()) return DType::F64;
+  if (type.isInteger(1)) return DType::I1;
+  if (type.isSignlessInteger(32) || type.isSignedInteger(32)) return DType::I32;
+  if (type.isSignlessInteger(64) || type.isSignedInteger(64)) return DType::I64;
+  if (type.isUnsignedInteger(64)) return DType::U64;
+  return std::nullopt;
+}
+
+llvm::StringRef getDTypeSuffix(DType d) {
+  switch (d) {
+  case DType::F16: return "f16";
+  case DType::BF16: return "bf16";
+  case DType::F32: return "f32";
+  case DType::F64: return "f64";
+  case DType::I1: return "i1";
+  case DType::I32: return "i32";
+  case DType::I64: return "i64";
+  case DType::U64: return "u64";
+  }
+  return "";
+}
+
+func::FuncOp RuntimeCalls::getOrDeclare(OpBuilder &b, StringRef name,
+                                             FunctionType type) {
+  if (auto f = module.lookupSymbol<func::FuncOp>(name))
+    return f;
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(module.getBody());
+  auto f = func::FuncOp::create(b, module.getLoc(), name, type);
+  f.setPrivate();
+  return f;
+}
+
+ValueRange RuntimeCalls::call(OpBuilder &b, Location loc, StringRef name,
+                                   TypeRange results, ValueRange args) {
+  auto f = getOrDeclare(b, name, b.getFunctionType(args.getTypes(), results));
+  return func::CallOp::create(b, loc, f, args).getResults();
+}
+
+Value RuntimeCalls::getString(OpBuilder &b, Location loc, StringRef s) {
+  if (!indexed) { // reuse the strings earlier passes made
+    indexed = true;
+    for (auto global : module.getOps<LLVM::GlobalOp>())
+      if (global.getSymName().starts_with("__tdsl_str_") && global.getValue())
+        if (auto value = dyn_cast<StringAttr>(*global.getValue()))
+          if (value.getValue().ends_with(StringRef("\0", 1)))
+            strings.try_emplace(value.getValue().drop_back(), global.getSymName());
+  }
+  auto it = strings.find(s);
+  std::string name;
+  if (it != strings.end()) {
+    name = it->second;
+  } else {
+    // Unique across passes that each intern their own strings.
+    unsigned n = strings.size();
+    do
+      name = "__tdsl_str_" + std::to_string(n++);
+    while (module.lookupSymbol(name));
+    strings[s] = name;
+    std::string withNul = s.str();
+    withNul.push_back('\0');
+    // Made at the module's start with a builder of its own: `b` may point
+    // into a body that has no parent yet (a linalg.generic being built).
+    OpBuilder mb(module.getContext());
+    mb.setInsertionPointToStart(module.getBody());
+    auto type = LLVM::LLVMArrayType::get(mb.getI8Type(), withNul.size());
+    LLVM::GlobalOp::create(mb, loc, type, /*isConstant=*/true,
+                           LLVM::Linkage::Private, name,
+                           mb.getStringAttr(withNul));
+  }
+  auto ptrType = LLVM::LLVMPointerType::get(b.getContext());
+  return LLVM::AddressOfOp::create(b, loc, ptrType, name);
+}
+
+Value RuntimeCalls::getNull(OpBuilder &b, Location loc) {
+  return LLVM::ZeroOp::create(b, loc, LLVM::LLVMPointerType::get(b.getContext()));
+}
+
+Value RuntimeCalls::getWhere(OpBuilder &b, Location loc) {
+  return getString(b, loc, whereOf(loc));
+}
+
+/// Depth-first over `loc` and the locations inside it: callees of call sites
+/// come before callers, so an inlined op reports its own line.
+static void walkLocations(Location loc, function_ref<bool(Location)> fn) {
+  if (fn(loc))
+    return;
+  if (auto cs = dyn_cast<CallSiteLoc>(loc)) {
+    walkLocations(cs.getCallee(), fn);
+    return;
+  }
+  if (auto n = dyn_cast<NameLoc>(loc)) {
+    walkLocations(n.getChildLoc(), fn);
+    return;
+  }
+  if (auto f = dyn_cast<FusedLoc>(loc))
+    for (Location l : f.getLocations())
+      walkLocations(l, fn);
+}
+
+/// The first file position in `loc`, in the order of walkLocations.
+static FileLineColLoc firstFileLoc(Location loc) {
+  FileLineColLoc found;
+  walkLocations(loc, [&](Location l) {
+    if (!found)
+      found = dyn_cast<FileLineColLoc>(l);
+    return static_cast<bool>(found);
+  });
+  return found;
+}
+
+std::string RuntimeCalls::whereOf(Location loc) {
+  FileLineColLoc fl = firstFileLoc(loc);
+  if (!fl)
+    return "<unknown>";
+  return (llvm::sys::path::filename(fl.getFilename().getValue()) + ":" +
+          llvm::Twine(fl.getLine()) + ":" + llvm::Twine(fl.getColumn()))
+      .str();
+}
+
+Value RuntimeCalls::getErrorWhere(OpBuilder &b, Location loc) {
+  std::string where = whereOf(loc);
+  FileLineColLoc fl = firstFileLoc(loc);
+  if (!fl || fl.getLine() == 0 || fl.getColumn() == 0)
+    return getString(b, loc, where);
+  StringRef file = fl.getFilename().getValue();
+  auto it = sources.find(file);
+  if (it == sources.end()) {
+    auto buffer = llvm::MemoryBuffer::getFile(file);
+    it = sources.try_emplace(file, buffer ? std::move(*buffer) : nullptr).first;
+  }
+  if (!it->second)
+    return getString(b, loc, where);
+  // The line's text, then a caret under the column (tabs kept so it lines up).
+  StringRef text = it->second->getBuffer();
+  for (unsigned line = 1; line < fl.getLine() && !text.empty(); ++line)
+    text = text.split('\n').second;
+  StringRef lineText = text.split('\n').first.rtrim("\r");
+  if (text.empty() || fl.getColumn() > lineText.size() + 1)
+    return getString(b, loc, where);
+  std::string caret;
+  for (char c : lineText.take_front(fl.getColumn() - 1))
+    caret.push_back(c == '\t' ? '\t' : ' ');
+  caret.push_back('^');
+  return getString(b, loc, where + "\n" + lineText.str() + "\n" + caret);
+}
+
+std::string RuntimeCalls::kernelNameOf(Location loc) {
+  std::string name;
+  walkLocations(loc, [&](Location l) {
+    auto n = dyn_cast<NameLoc>(l);
+    if (!n || !name.empty())
+      return !name.empty();
+    name = n.getName().str();
+    return true;
+  });
+  return name;
+}
+
+} // namespace tdsl

@@ -1,0 +1,180 @@
+//===- GPUTile.cpp - linalg ops -> scf.forall over GPU blocks and threads ---===//
+#include "compiler/Codegen/GPU/GPUKernelForms.h"
+#include "compiler/Codegen/Common/KernelInfo.h"
+#include "compiler/Codegen/GPU/Passes.h"
+#include "compiler/Codegen/Common/RuntimeCalls.h"
+#include "compiler/Codegen/Common/TilingUtils.h"
+
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/SCF/Transforms/TileUsingInterface.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+
+namespace tdsl {
+#define GEN_PASS_DEF_GPUTILE
+#include "compiler/Codegen/GPU/Passes.h.inc"
+} // namespace tdsl
+
+using namespace mlir;
+
+namespace {
+
+struct GPUTilePass : ::tdsl::impl::GPUTileBase<GPUTilePass> {
+  using Base::Base;
+
+  /// Tiles `op` into an scf.forall; returns the tiled op inside, or null.
+  /// gpu-map-parallel-loops maps a loop's first dimension to x: the
+  /// innermost loop is listed first, so consecutive threads (and blocks)
+  /// touch consecutive elements (coalesced accesses).
+  Operation *tileOp(IRRewriter &rw, Operation *op, ArrayRef<int64_t> sizes) {
+    SmallVector<int64_t> interchange;
+    for (int64_t i = sizes.size() - 1; i >= 0; --i)
+      interchange.push_back(i);
+    auto tiled = ::tdsl::tileToForallFusingFills(rw, op, sizes, interchange);
+    return succeeded(tiled) ? tiled->first : nullptr;
+  }
+
+  /// `op` (a fill, or a linalg.generic whose operands are all indexed by its
+  /// loops in order) over one loop, between tensor reshapes; or none.
+  std::optional<linalg::LinalgOp> collapseAll(IRRewriter &rw, linalg::LinalgOp op) {
+    // Static shapes only: MLIR 22's expand-strided-metadata crashes on the
+    // reshape of a buffer with dynamic sizes back to its shape.
+    if (!op.hasPureTensorSemantics() || op.hasDynamicShape())
+      return std::nullopt;
+    if (auto fill = dyn_cast<linalg::FillOp>(op.getOperation())) {
+      // A fill of the flattened tensor.
+      auto type = cast<RankedTensorType>(fill.getResult(0).getType());
+      ReassociationIndices all;
+      for (unsigned d = 0; d < type.getRank(); ++d)
+        all.push_back(d);
+      rw.setInsertionPoint(fill);
+      Location loc = fill.getLoc();
+      Value flatInit = tensor::CollapseShapeOp::create(rw, loc, fill.getDpsInits()[0],
+                                                       ArrayRef<ReassociationIndices>{all});
+      auto flat = linalg::FillOp::create(rw, loc, fill.getDpsInputs()[0], flatInit);
+      Value back = tensor::ExpandShapeOp::create(
+          rw, loc, type, flat.getResult(0), ArrayRef<ReassociationIndices>{all},
+          tensor::getMixedSizes(rw, loc, fill.getDpsInits()[0]));
+      rw.replaceOp(fill, back);
+      return cast<linalg::LinalgOp>(flat.getOperation());
+    }
+    // Every operand indexed by all the loops in order (or a scalar): a
+    // constant subscript, a broadcast or a transpose does not flatten.
+    if (!isa<linalg::GenericOp>(op) ||
+        !llvm::all_of(op.getIndexingMapsArray(), [](AffineMap m) {
+          return m.isIdentity() || m.getNumResults() == 0;
+        }))
+      return std::nullopt;
+    ReassociationIndices all;
+    for (unsigned d = 0; d < op.getNumLoops(); ++d)
+      all.push_back(d);
+    if (!linalg::areDimSequencesPreserved(op.getIndexingMapsArray(), {all}))
+      return std::nullopt;
+    rw.setInsertionPoint(op);
+    FailureOr<linalg::CollapseResult> collapsed =
+        linalg::collapseOpIterationDims(op, {all}, rw);
+    if (failed(collapsed))
+      return std::nullopt;
+    rw.replaceOp(op, collapsed->results);
+    return collapsed->collapsedOp;
+  }
+
+  // A module pass: it declares a runtime function in the module, which
+  // functions processed in parallel would race on.
+  void runOnOperation() override {
+    for (auto fn : llvm::to_vector(getOperation().getOps<func::FuncOp>()))
+      if (!fn.isExternal())
+        tileFunction(fn);
+  }
+
+  void tileFunction(func::FuncOp fn) {
+    MLIRContext *ctx = &getContext();
+    SmallVector<linalg::LinalgOp> candidates;
+    fn.walk([&](linalg::LinalgOp op) {
+      if (op.hasPureTensorSemantics() && !op->getParentOfType<scf::ForallOp>() &&
+          !isa<linalg::FillOp>(op))
+        candidates.push_back(op);
+    });
+    IRRewriter rw(ctx);
+    ::tdsl::RuntimeCalls rt(fn->getParentOfType<ModuleOp>());
+    tileOps(rw, rt, candidates);
+    // Fills that no tile absorbed: a kernel of their own, unless their one
+    // user is written as gpu.launch later, which starts from the value.
+    SmallVector<linalg::LinalgOp> fills;
+    fn.walk([&](linalg::FillOp fill) {
+      if (!fill.hasPureTensorSemantics() || fill->getParentOfType<scf::ForallOp>() ||
+          fill->use_empty())
+        return;
+      if (fill->hasOneUse()) {
+        auto user = dyn_cast<linalg::LinalgOp>(*fill->user_begin());
+        if (user && (::tdsl::isStagedTileKernel(user) || ::tdsl::isRowReduction(user)))
+          return;
+      }
+      fill->setLoc(::tdsl::kernelLoc(fill, "fill")); // its kernel's name
+      fills.push_back(fill);
+    });
+    tileOps(rw, rt, fills);
+  }
+
+  void tileOps(IRRewriter &rw, ::tdsl::RuntimeCalls &rt,
+               ArrayRef<linalg::LinalgOp> candidates) {
+    for (linalg::LinalgOp op : llvm::reverse(candidates)) {
+      if (!op->getBlock())
+        continue;
+      SmallVector<utils::IteratorType> iters = op.getIteratorTypesArray();
+      SmallVector<unsigned> parallel;
+      for (unsigned i = 0; i < iters.size(); ++i)
+        if (iters[i] == utils::IteratorType::parallel)
+          parallel.push_back(i);
+      if (parallel.empty())
+        continue; // runs on the host
+      // Block tiles over (up to) the two innermost parallel loops; x is the
+      // innermost, so consecutive threads touch consecutive elements.
+      unsigned used = std::min<size_t>(2, parallel.size());
+      bool contraction = parallel.size() != iters.size() && used == 2;
+      SmallVector<int64_t> blockSizes(iters.size(), 0), threadSizes(iters.size(), 0);
+      for (unsigned k = 0; k < parallel.size(); ++k) {
+        unsigned loop = parallel[parallel.size() - 1 - k];
+        if (k < used) {
+          blockSizes[loop] = contraction ? tile : (k == 0 ? blockSize : 1);
+          threadSizes[loop] = 1;
+        } else {
+          blockSizes[loop] = 1; // outer parallel loops: one block each
+          threadSizes[loop] = 0;
+        }
+      }
+      // Written as gpu.launch after bufferization (GPUKernelForms.h).
+      bool later = ::tdsl::isStagedTileKernel(op) || ::tdsl::isRowReduction(op);
+      // A grid has 3 dimensions: more parallel loops stay on the host.
+      if (!later &&
+          llvm::count_if(blockSizes, [](int64_t s) { return s != 0; }) > 3)
+        continue;
+      // The runtime credits this work to the next launch: this op's kernel.
+      rw.setInsertionPoint(op);
+      auto [flops, bytes] = ::tdsl::buildKernelWork(rw, op.getLoc(), op);
+      rt.call(rw, op.getLoc(), "tdsl_cuda_set_work", {}, {flops, bytes});
+      if (later)
+        continue;
+      // An element-wise op over contiguous elements is one loop: blocks of
+      // blockSize threads however narrow its rows, and no grid dimension
+      // other than x (CUDA allows 65535 blocks along y and z).
+      if (parallel.size() == iters.size() && iters.size() > 1) {
+        if (auto flat = collapseAll(rw, op)) {
+          op = *flat;
+          blockSizes.assign(1, blockSize);
+          threadSizes.assign(1, 1);
+        }
+      }
+      Operation *inner = tileOp(rw, op, blockSizes);
+      if (!inner)
+        continue;
+      tileOp(rw, inner, threadSizes);
+    }
+  }
+};
+
+} // namespace
