@@ -32,6 +32,7 @@ struct GPUAnnotateLaunchesPass
     ::tdsl::RuntimeCalls rt(module);
     OpBuilder b(&getContext());
     llvm::StringSet<> used;
+    llvm::DenseSet<Operation *> renamed;
     SmallVector<gpu::LaunchFuncOp> launches;
     module.walk([&](gpu::LaunchFuncOp op) { launches.push_back(op); });
     for (gpu::LaunchFuncOp launch : launches) {
@@ -41,14 +42,20 @@ struct GPUAnnotateLaunchesPass
       // One module per kernel after outlining: rename both.
       auto gpuModule =
           module.lookupSymbol<gpu::GPUModuleOp>(launch.getKernelModuleName());
-      if (!gpuModule)
+      // A module launched twice is named once.
+      if (!gpuModule || !renamed.insert(gpuModule).second)
         continue;
       auto kernel = gpuModule.lookupSymbol<gpu::GPUFuncOp>(launch.getKernelName());
       std::string base = identifier(::tdsl::RuntimeCalls::kernelNameOf(loc));
       if (base == "kernel")
         base = kernel ? kernel.getName().str() : base;
       std::string name = base;
-      for (unsigned n = 1; used.count(name) || module.lookupSymbol(name); ++n)
+      // The module's own name is no clash.
+      auto taken = [&](StringRef n) {
+        Operation *other = module.lookupSymbol(n);
+        return used.count(n) || (other && other != gpuModule.getOperation());
+      };
+      for (unsigned n = 1; taken(name); ++n)
         name = base + "_" + std::to_string(n);
       used.insert(name);
       auto newName = StringAttr::get(&getContext(), name);
