@@ -15,8 +15,11 @@
 #include "mlir/InitAllPasses.h"
 #include "mlir/Pass/PassRegistry.h"
 
+#include <cstdlib>
 #include <mutex>
 
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
 
 using namespace mlir;
@@ -128,25 +131,33 @@ void buildCPUPipeline(OpPassManager &pm, const CPUPipelineOptions &options,
   buildCPUToLLVMPipeline(pm, options);
 }
 
-void buildCUDAPipeline(OpPassManager &pm, const CUDAPipelineOptions &options,
-                       CUDAStage stopAfter) {
-  buildTDSLToLinalgPipeline(pm);
+static GPUTileOptions tilingOf(const CUDAPipelineOptions &options) {
   GPUTileOptions tiling;
   if (options.blockSize > 0)
     tiling.blockSize = options.blockSize;
   if (options.tile > 0)
     tiling.tile = options.tile;
-  pm.addPass(createGPUTile(tiling));
+  return tiling;
+}
+
+void buildCUDATilingPipeline(OpPassManager &pm,
+                             const CUDAPipelineOptions &options) {
+  pm.addPass(createGPUTile(tilingOf(options)));
   addUpstream(pm, "canonicalize,cse");
-  if (stopAfter == CUDAStage::Tiled)
-    return;
+}
+
+void buildCUDABufferizePipeline(OpPassManager &pm) {
   addUpstream(pm, "one-shot-bufferize{bufferize-function-boundaries "
                   "function-boundary-type-conversion=identity-layout-map "
                   "allow-return-allocs-from-loops},canonicalize");
   pm.addPass(createGPUPromoteBuffers());
   addUpstream(pm, "buffer-deallocation-pipeline,canonicalize");
+}
+
+void buildCUDAKernelsPipeline(OpPassManager &pm,
+                              const CUDAPipelineOptions &options) {
   GPUStageSharedOptions staging;
-  staging.tile = tiling.tile;
+  staging.tile = tilingOf(options).tile;
   pm.addPass(createGPUStageShared(staging));
   pm.addPass(createGPUReduce());
   addUpstream(pm, "convert-linalg-to-loops");
@@ -159,8 +170,10 @@ void buildCUDAPipeline(OpPassManager &pm, const CUDAPipelineOptions &options,
                   "gpu-launch-sink-index-computations,gpu-kernel-outlining");
   pm.addPass(createGPUAnnotateLaunches());
   pm.addPass(createGPUTransfers());
-  if (stopAfter == CUDAStage::GPU)
-    return;
+}
+
+void buildCUDAToNVVMPipeline(OpPassManager &pm,
+                             const CUDAPipelineOptions &options) {
   std::string attach = "nvvm-attach-target{chip=" + options.chip +
                        " features=" + options.features + "}";
   addUpstream(pm, "expand-strided-metadata,lower-affine," + attach);
@@ -170,8 +183,10 @@ void buildCUDAPipeline(OpPassManager &pm, const CUDAPipelineOptions &options,
                        "reconcile-unrealized-casts");
   kernels.addPass(createGPUCheckDeviceCalls());
   kernels.addPass(createHoistAllocas());
-  if (stopAfter == CUDAStage::NVVM)
-    return;
+}
+
+void buildCUDABinaryPipeline(OpPassManager &pm,
+                             const CUDAPipelineOptions &options) {
   std::string toBinary = "gpu-module-to-binary{format=";
   toBinary += options.bitcode ? "llvm" : "isa";
   if (!options.toolkitPath.empty())
@@ -179,12 +194,45 @@ void buildCUDAPipeline(OpPassManager &pm, const CUDAPipelineOptions &options,
   addUpstream(pm, toBinary + "}");
   if (options.bitcode)
     pm.addPass(createGPUWrapBitcode());
-  if (stopAfter == CUDAStage::Binary)
-    return;
+}
+
+void buildCUDAHostToLLVMPipeline(OpPassManager &pm) {
   addUpstream(pm, "convert-scf-to-cf,convert-math-to-libm,gpu-to-llvm,"
                   "finalize-memref-to-llvm{use-generic-functions},"
                   "convert-to-llvm,reconcile-unrealized-casts,canonicalize");
   pm.addPass(createHoistAllocas());
+}
+
+void buildCUDAPipeline(OpPassManager &pm, const CUDAPipelineOptions &options,
+                       CUDAStage stopAfter) {
+  buildTDSLToLinalgPipeline(pm);
+  buildCUDATilingPipeline(pm, options);
+  if (stopAfter == CUDAStage::Tiled)
+    return;
+  buildCUDABufferizePipeline(pm);
+  buildCUDAKernelsPipeline(pm, options);
+  if (stopAfter == CUDAStage::GPU)
+    return;
+  buildCUDAToNVVMPipeline(pm, options);
+  if (stopAfter == CUDAStage::NVVM)
+    return;
+  buildCUDABinaryPipeline(pm, options);
+  if (stopAfter == CUDAStage::Binary)
+    return;
+  buildCUDAHostToLLVMPipeline(pm);
+}
+
+std::string getCUDAToolkitPath() {
+  for (const char *candidate :
+       {static_cast<const char *>(std::getenv("CUDA_HOME")), "/usr/local/cuda"}) {
+    if (!candidate)
+      continue;
+    llvm::SmallString<256> libdevice(candidate);
+    llvm::sys::path::append(libdevice, "nvvm", "libdevice");
+    if (llvm::sys::fs::is_directory(libdevice))
+      return candidate;
+  }
+  return "";
 }
 
 namespace {
@@ -196,6 +244,40 @@ struct CPUPipelineCLOptions
   CPUPipelineOptions get() const {
     CPUPipelineOptions o;
     o.optLevel = optLevel;
+    return o;
+  }
+};
+/// The options of `tdslc --target=cuda`, so that tdsl-opt reproduces any
+/// of its runs.
+struct CUDAPipelineCLOptions
+    : public PassPipelineOptions<CUDAPipelineCLOptions> {
+  Option<std::string> chip{*this, "chip",
+                           llvm::cl::desc("sm_90 or sm_80 (--gpu-arch)"),
+                           llvm::cl::init("sm_90")};
+  Option<int64_t> blockSize{*this, "block-size",
+                            llvm::cl::desc("threads per block of element-wise "
+                                           "kernels (--gpu-block-size; 0: 256)"),
+                            llvm::cl::init(0)};
+  Option<int64_t> tile{*this, "tile",
+                       llvm::cl::desc("outputs per block side of contractions "
+                                      "(--gpu-tile; 0: 16)"),
+                       llvm::cl::init(0)};
+  Option<bool> bitcode{*this, "bitcode",
+                       llvm::cl::desc("embed LLVM bitcode for the emulator "
+                                      "(--gpu-bitcode)"),
+                       llvm::cl::init(false)};
+  Option<std::string> toolkit{
+      *this, "toolkit",
+      llvm::cl::desc("the CUDA toolkit with libdevice (default: as tdslc "
+                     "finds it, $CUDA_HOME or /usr/local/cuda)"),
+      llvm::cl::init("")};
+  CUDAPipelineOptions get() const {
+    CUDAPipelineOptions o;
+    o.chip = chip;
+    o.blockSize = blockSize;
+    o.tile = tile;
+    o.bitcode = bitcode;
+    o.toolkitPath = toolkit.empty() ? getCUDAToolkitPath() : toolkit.getValue();
     return o;
   }
 };
@@ -222,10 +304,41 @@ void registerTDSLPipelines() {
       [](OpPassManager &pm, const CPUPipelineCLOptions &o) {
         buildCPUToLLVMPipeline(pm, o.get());
       });
+  PassPipelineRegistration<CUDAPipelineCLOptions>(
+      "tdsl-cuda-tile", "Tile linalg ops into blocks and threads",
+      [](OpPassManager &pm, const CUDAPipelineCLOptions &o) {
+        buildCUDATilingPipeline(pm, o.get());
+      });
   PassPipelineRegistration<>(
+      "tdsl-cuda-bufferize",
+      "Bufferize, small buffers of kernels on the stack, deallocate",
+      buildCUDABufferizePipeline);
+  PassPipelineRegistration<CUDAPipelineCLOptions>(
+      "tdsl-cuda-to-gpu",
+      "Shared-memory staging, tree reductions, managed memory, device "
+      "checks, kernels outlined to gpu.modules",
+      [](OpPassManager &pm, const CUDAPipelineCLOptions &o) {
+        buildCUDAKernelsPipeline(pm, o.get());
+      });
+  PassPipelineRegistration<CUDAPipelineCLOptions>(
+      "tdsl-cuda-to-nvvm", "Kernels to the NVVM dialect",
+      [](OpPassManager &pm, const CUDAPipelineCLOptions &o) {
+        buildCUDAToNVVMPipeline(pm, o.get());
+      });
+  PassPipelineRegistration<CUDAPipelineCLOptions>(
+      "tdsl-cuda-to-binary", "Kernels to PTX (or bitcode) in gpu.binary ops",
+      [](OpPassManager &pm, const CUDAPipelineCLOptions &o) {
+        buildCUDABinaryPipeline(pm, o.get());
+      });
+  PassPipelineRegistration<>("tdsl-cuda-host-to-llvm",
+                             "The host code to the LLVM dialect (mgpu* calls)",
+                             buildCUDAHostToLLVMPipeline);
+  PassPipelineRegistration<CUDAPipelineCLOptions>(
       "tdsl-cuda-pipeline",
-      "The whole CUDA pipeline (sm_90), tdsl to the LLVM dialect with PTX",
-      [](OpPassManager &pm) { buildCUDAPipeline(pm, CUDAPipelineOptions()); });
+      "The whole CUDA pipeline, tdsl to the LLVM dialect with PTX",
+      [](OpPassManager &pm, const CUDAPipelineCLOptions &o) {
+        buildCUDAPipeline(pm, o.get());
+      });
   PassPipelineRegistration<CPUPipelineCLOptions>(
       "tdsl-cpu-pipeline", "The whole CPU pipeline, tdsl to the LLVM dialect",
       [](OpPassManager &pm, const CPUPipelineCLOptions &o) {

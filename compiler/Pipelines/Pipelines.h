@@ -58,13 +58,41 @@ struct CUDAPipelineOptions {
 /// The points where `tdslc --target=cuda --emit=` can stop.
 enum class CUDAStage { Tiled, GPU, NVVM, Binary, LLVMDialect };
 
-/// tdsl -> linalg, GPU tiling (blocks, threads), bufferization, managed
-/// buffers, kernels outlined to gpu.modules, NVVM, PTX embedded in
-/// gpu.binary ops, and the host lowered to the LLVM dialect with mgpu*
-/// runtime calls. Registered as `tdsl-cuda-pipeline`.
+/// GPU tiling: blocks and threads, fills fused. `tdsl-cuda-tile`.
+void buildCUDATilingPipeline(mlir::OpPassManager &pm,
+                             const CUDAPipelineOptions &options);
+
+/// Bufferization, small kernel buffers on the stack, deallocation.
+/// `tdsl-cuda-bufferize`.
+void buildCUDABufferizePipeline(mlir::OpPassManager &pm);
+
+/// Shared-memory staging, tree reductions, managed buffers, device-side
+/// checks, scf.parallel to gpu.launch, kernels outlined to gpu.modules.
+/// `tdsl-cuda-to-gpu`.
+void buildCUDAKernelsPipeline(mlir::OpPassManager &pm,
+                              const CUDAPipelineOptions &options);
+
+/// The kernels to the NVVM dialect (for options.chip). `tdsl-cuda-to-nvvm`.
+void buildCUDAToNVVMPipeline(mlir::OpPassManager &pm,
+                             const CUDAPipelineOptions &options);
+
+/// PTX (or bitcode) embedded in gpu.binary ops. `tdsl-cuda-to-binary`.
+void buildCUDABinaryPipeline(mlir::OpPassManager &pm,
+                             const CUDAPipelineOptions &options);
+
+/// The host to the LLVM dialect with mgpu* runtime calls.
+/// `tdsl-cuda-host-to-llvm`.
+void buildCUDAHostToLLVMPipeline(mlir::OpPassManager &pm);
+
+/// tdsl -> linalg, then the CUDA pipelines above up to `stopAfter`.
+/// Registered (with the options of tdslc --target=cuda: chip, block-size,
+/// tile, bitcode, toolkit) as `tdsl-cuda-pipeline`.
 void buildCUDAPipeline(mlir::OpPassManager &pm,
                        const CUDAPipelineOptions &options,
                        CUDAStage stopAfter = CUDAStage::LLVMDialect);
+
+/// The CUDA toolkit with libdevice ($CUDA_HOME, /usr/local/cuda), or "".
+std::string getCUDAToolkitPath();
 
 /// Registers the pipelines above with MLIR's pass registry (for tdsl-opt).
 void registerTDSLPipelines();

@@ -1,26 +1,18 @@
 //===- Session.cpp - State and evaluation of a tdsl-repl session ----------===//
 #include "compiler/Repl/Session.h"
+#include "compiler/Driver/Driver.h"
 #include "compiler/Frontend/Loader.h"
 #include "compiler/Frontend/Parser.h"
 #include "compiler/Frontend/Sema.h"
-#include "compiler/MLIRGen/MLIRGen.h"
-#include "compiler/Target/CPUTarget.h"
+#include "compiler/Target/Host.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
-#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/ExecutionEngine/ExecutionEngine.h"
-#include "mlir/ExecutionEngine/OptUtils.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
-#include "mlir/InitAllDialects.h"
-#include "mlir/InitAllExtensions.h"
-#include "mlir/Target/LLVMIR/Dialect/All.h"
 
 #include "llvm/ADT/StringSet.h"
-#include "llvm/IR/LLVMContext.h"
-#include "llvm/IR/Module.h"
-#include "llvm/Support/DynamicLibrary.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/JSON.h"
@@ -120,148 +112,141 @@ static void collectBound(const StmtList &stmts, std::vector<std::string> &out) {
   }
 }
 
-std::unique_ptr<Session::Compiled>
-Session::compile(unsigned bufferId, Mode mode, llvm::StringRef stage) {
-  auto t0 = std::chrono::steady_clock::now();
-  auto c = std::make_unique<Compiled>();
-  c->inputName = srcMgr.getMemoryBuffer(bufferId)->getBufferIdentifier().str();
-  DiagEngine diags(srcMgr);
-  diags.setSuppressWarnings(true);
-
-  ModuleAST decls;
-  StmtList current;
-  if (!parseReplBuffer(diags, bufferId, decls, current))
-    return nullptr;
+/// Whether input `bufferId` has the form `mode` needs (statements and
+/// definitions to run, definitions to load, one expression otherwise).
+static bool checkInputForm(DiagEngine &diags, llvm::SourceMgr &srcMgr,
+                           unsigned bufferId, const ModuleAST &decls,
+                           const StmtList &current, bool check, bool run) {
   for (auto &s : current)
     if (llvm::isa<ReturnStmt, YieldStmt>(s.get())) {
       diags.error(s->loc, llvm::isa<ReturnStmt>(s.get())
                               ? "'return' belongs in a function; type an "
                                 "expression to see its value"
                               : "'yield' belongs in a 'parallel for' body");
-      return nullptr;
+      return false;
     }
-  if (mode == Mode::Check && !current.empty()) {
+  if (check && !current.empty()) {
     diags.error(current.front()->loc, "a file loaded into the REPL holds "
                                       "definitions and imports only");
-    return nullptr;
+    return false;
   }
-  if (mode != Mode::Run && mode != Mode::Check) {
-    if (current.size() != 1 || !llvm::isa<ExprStmt>(current[0].get()) ||
-        !decls.functions.empty() || !decls.imports.empty()) {
-      diags.error(llvm::SMLoc::getFromPointer(
-                      srcMgr.getMemoryBuffer(bufferId)->getBufferStart()),
-                  "expected one expression");
-      return nullptr;
+  if (!run && !check &&
+      (current.size() != 1 || !llvm::isa<ExprStmt>(current[0].get()) ||
+       !decls.functions.empty() || !decls.imports.empty())) {
+    diags.error(llvm::SMLoc::getFromPointer(
+                    srcMgr.getMemoryBuffer(bufferId)->getBufferStart()),
+                "expected one expression");
+    return false;
+  }
+  return true;
+}
+
+bool Session::assemble(unsigned bufferId, bool isExpression, bool wrap,
+                       DiagEngine &diags, Program &program, Expr *&shown,
+                       StringLitExpr *&prefix) {
+  ModuleAST decls;
+  StmtList current;
+  parseReplBuffer(diags, bufferId, decls, current);
+  program = Program();
+  program.main = std::make_unique<ModuleAST>();
+  llvm::StringSet<> seenImports;
+  for (const std::string &name : imports)
+    if (seenImports.insert(name).second)
+      program.main->imports.push_back({name, llvm::SMLoc()});
+  for (auto &imp : decls.imports)
+    if (seenImports.insert(imp.name).second)
+      program.main->imports.push_back(imp);
+  addCurrentFunctions(diags, decls, *program.main);
+  for (auto &f : decls.functions)
+    program.main->functions.push_back(std::move(f));
+  auto entry = std::make_unique<FunctionDecl>();
+  entry->name = "__repl_main";
+  entry->loc = llvm::SMLoc::getFromPointer(
+      srcMgr.getMemoryBuffer(bufferId)->getBufferStart());
+  for (unsigned buf : statements) {
+    ModuleAST ignored;
+    StmtList replay;
+    parseReplBuffer(diags, buf, ignored, replay);
+    for (auto &s : replay)
+      entry->body.push_back(std::move(s));
+  }
+  prefix = nullptr;
+  shown = nullptr;
+  if (isExpression) {
+    auto &es = llvm::cast<ExprStmt>(*current[0]);
+    shown = es.expr.get();
+    if (wrap) {
+      llvm::SMLoc loc = es.expr->loc;
+      auto call = std::make_unique<CallExpr>(loc, "", "print");
+      auto lit = std::make_unique<StringLitExpr>(loc, "");
+      prefix = lit.get();
+      call->args.push_back({"", llvm::SMLoc(), std::move(lit)});
+      call->args.push_back({"", llvm::SMLoc(), std::move(es.expr)});
+      current[0] = std::make_unique<ExprStmt>(loc, std::move(call));
     }
   }
-  c->isExpression = current.size() == 1 &&
-                    llvm::isa<ExprStmt>(current[0].get()) &&
-                    decls.functions.empty();
-  c->hasStatements = !current.empty() && !c->isExpression;
+  for (auto &s : current)
+    entry->body.push_back(std::move(s));
+  program.main->functions.push_back(std::move(entry));
+  return loadImports(diags, program, getStdlibSearchPath(options.includeDirs)) &&
+         checkProgram(program, diags);
+}
+
+bool Session::buildProgram(Compiled &c, unsigned bufferId, Mode mode,
+                           DiagEngine &diags, Program &program) {
+  ModuleAST decls;
+  StmtList current;
+  if (!parseReplBuffer(diags, bufferId, decls, current) ||
+      !checkInputForm(diags, srcMgr, bufferId, decls, current,
+                      mode == Mode::Check, mode == Mode::Run))
+    return false;
+  c.isExpression = current.size() == 1 &&
+                   llvm::isa<ExprStmt>(current[0].get()) &&
+                   decls.functions.empty();
+  c.hasStatements = !current.empty() && !c.isExpression;
   for (auto &f : decls.functions)
-    c->newFunctions.push_back(f->name);
+    c.newFunctions.push_back(f->name);
   for (auto &i : decls.imports)
-    c->newImports.push_back(i.name);
-  collectBound(current, c->newVariables);
+    c.newImports.push_back(i.name);
+  collectBound(current, c.newVariables);
 
   // The program: current definitions, then a function that replays the
   // accepted statements and runs this input's. An expression is first
   // checked as it is; if it has a value, the program is built again with the
   // expression printed under its type.
-  Program program;
-  StringLitExpr *prefix = nullptr;
   Expr *shown = nullptr;
-  auto build = [&](bool wrap) -> bool {
-    ModuleAST decls;
-    StmtList current;
-    parseReplBuffer(diags, bufferId, decls, current);
-    program = Program();
-    program.main = std::make_unique<ModuleAST>();
-    llvm::StringSet<> seenImports;
-    for (const std::string &name : imports)
-      if (seenImports.insert(name).second)
-        program.main->imports.push_back({name, llvm::SMLoc()});
-    for (auto &imp : decls.imports)
-      if (seenImports.insert(imp.name).second)
-        program.main->imports.push_back(imp);
-    addCurrentFunctions(diags, decls, *program.main);
-    for (auto &f : decls.functions)
-      program.main->functions.push_back(std::move(f));
-    auto entry = std::make_unique<FunctionDecl>();
-    entry->name = "__repl_main";
-    entry->loc = llvm::SMLoc::getFromPointer(
-        srcMgr.getMemoryBuffer(bufferId)->getBufferStart());
-    for (unsigned buf : statements) {
-      ModuleAST ignored;
-      StmtList replay;
-      parseReplBuffer(diags, buf, ignored, replay);
-      for (auto &s : replay)
-        entry->body.push_back(std::move(s));
+  StringLitExpr *prefix = nullptr;
+  if (!assemble(bufferId, c.isExpression, /*wrap=*/false, diags, program,
+                shown, prefix))
+    return false;
+  if (mode == Mode::Check || !shown)
+    return true;
+  if (shown->type.isVoid()) {
+    if (mode != Mode::Run) {
+      diags.error(shown->loc, "this expression has no value");
+      return false;
     }
-    prefix = nullptr;
-    shown = nullptr;
-    if (c->isExpression) {
-      auto &es = llvm::cast<ExprStmt>(*current[0]);
-      shown = es.expr.get();
-      if (wrap) {
-        llvm::SMLoc loc = es.expr->loc;
-        auto call = std::make_unique<CallExpr>(loc, "", "print");
-        auto lit = std::make_unique<StringLitExpr>(loc, "");
-        prefix = lit.get();
-        call->args.push_back({"", llvm::SMLoc(), std::move(lit)});
-        call->args.push_back({"", llvm::SMLoc(), std::move(es.expr)});
-        current[0] = std::make_unique<ExprStmt>(loc, std::move(call));
-      }
-    }
-    for (auto &s : current)
-      entry->body.push_back(std::move(s));
-    program.main->functions.push_back(std::move(entry));
-    return loadImports(diags, program, getStdlibSearchPath(options.includeDirs)) &&
-           checkProgram(program, diags);
-  };
-  if (!build(/*wrap=*/false))
-    return nullptr;
-  if (mode == Mode::Check)
-    return c;
-  if (shown) {
-    if (shown->type.isVoid()) {
-      if (mode != Mode::Run) {
-        diags.error(shown->loc, "this expression has no value");
-        return nullptr;
-      }
-      c->isExpression = false; // a call run for its effects
-    } else {
-      c->typeText = shown->type.str();
-      if (mode != Mode::Type) {
-        if (!build(/*wrap=*/true))
-          return nullptr;
-        prefix->value = c->typeText + " =";
-      }
-    }
+    c.isExpression = false; // a call run for its effects
+    return true;
   }
+  c.typeText = shown->type.str();
   if (mode == Mode::Type)
-    return c;
+    return true;
+  if (!assemble(bufferId, c.isExpression, /*wrap=*/true, diags, program, shown,
+                prefix))
+    return false;
+  prefix->value = c.typeText + " =";
+  return true;
+}
 
-  mlir::DialectRegistry registry;
-  registerFrontendDialects(registry);
-  mlir::registerAllDialects(registry);
-  mlir::registerAllExtensions(registry);
-  mlir::registerAllToLLVMIRTranslations(registry);
-  c->context.appendDialectRegistry(registry);
-  c->context.printOpOnDiagnostic(false);
-  mlir::SourceMgrDiagnosticHandler handler(srcMgr, &c->context);
-  c->module = generateMLIR(c->context, program, diags);
-  if (!c->module)
-    return nullptr;
-  if (mlir::failed(addEntryPoint(*c->module, "__repl_main")))
-    return nullptr;
-
-  // Replayed statements run silently; output starts with this input's ops
-  // (never, when timing).
-  auto fn = c->module->lookupSymbol<mlir::func::FuncOp>("tdsl_main");
-  mlir::OpBuilder b(&c->context);
+/// Replayed statements run silently; output starts with the ops of input
+/// `inputName` (never, when timing).
+static void quietReplay(mlir::ModuleOp module, llvm::StringRef inputName,
+                        bool timing) {
+  auto fn = module.lookupSymbol<mlir::func::FuncOp>("tdsl_main");
+  mlir::OpBuilder b(module.getContext());
   auto quietType = b.getFunctionType({b.getI32Type()}, {});
-  b.setInsertionPointToStart(c->module->getBody());
+  b.setInsertionPointToStart(module.getBody());
   auto quiet = mlir::func::FuncOp::create(b, fn.getLoc(), "tdsl_set_quiet", quietType);
   quiet.setPrivate();
   auto setQuiet = [&](mlir::Operation *before, int on) {
@@ -274,77 +259,83 @@ Session::compile(unsigned bufferId, Mode mode, llvm::StringRef stage) {
   mlir::Operation *first = nullptr;
   for (mlir::Operation &op : body) {
     auto fl = mlir::dyn_cast<mlir::FileLineColLoc>(op.getLoc());
-    if (fl && fl.getFilename() == c->inputName) {
+    if (fl && fl.getFilename() == inputName) {
       first = &op;
       break;
     }
   }
   setQuiet(&body.front(), 1);
-  if (mode != Mode::Time)
+  if (!timing)
     setQuiet(first ? first : body.getTerminator(), 0);
+}
 
+/// The stage of `:ir STAGE`; for CUDA, the stage nearest to a CPU one.
+static Stage irStage(llvm::StringRef name, bool cuda) {
+  if (name == "llvm")
+    return Stage::LLVMIR;
+  if (cuda && name == "bufferized")
+    return Stage::GPU;
+  return lookupStage(name).value_or(Stage::LLVMDialect);
+}
+
+bool Session::generate(Compiled &c, Program &program, DiagEngine &diags,
+                       Mode mode, llvm::StringRef stage) {
+  prepareContext(c.context);
+  mlir::SourceMgrDiagnosticHandler handler(srcMgr, &c.context);
+  c.module = generateModule(c.context, program, diags);
+  if (!c.module || mlir::failed(addEntryPoint(*c.module, "__repl_main")))
+    return false;
+  quietReplay(*c.module, c.inputName, mode == Mode::Time);
   if (mode == Mode::IR && stage == "tdsl") {
-    c->module->print(llvm::outs());
-    return c;
+    c.module->print(llvm::outs());
+    return true;
   }
-  CPUStage cpuStage = CPUStage::LLVMDialect;
-  if (stage == "linalg")
-    cpuStage = CPUStage::Linalg;
-  else if (stage == "tiled")
-    cpuStage = CPUStage::Tiled;
-  else if (stage == "bufferized")
-    cpuStage = CPUStage::Bufferized;
-  if (options.cuda) {
-    // The CUDA stages nearest to the CPU ones :ir names.
-    CUDAStage cudaStage = CUDAStage::LLVMDialect;
-    if (mode == Mode::IR && (stage == "linalg" || stage == "tiled"))
-      cudaStage = CUDAStage::Tiled;
-    else if (mode == Mode::IR && stage == "bufferized")
-      cudaStage = CUDAStage::GPU;
-    if (mlir::failed(lowerForCUDA(*c->module, options.cudaOptions, cudaStage)))
-      return nullptr;
-  } else if (mlir::failed(lowerForCPU(*c->module, options.cpu, cpuStage))) {
-    return nullptr;
-  }
+  const TargetBackend &backend = *lookupTarget(options.cuda ? "cuda" : "cpu");
+  Stage stop = mode == Mode::IR ? irStage(stage, options.cuda) : Stage::LLVMDialect;
+  if (mlir::failed(lower(*c.module, backend, options.target, stop)))
+    return false;
   if (mode == Mode::IR) {
-    if (stage == "llvm") {
-      llvm::LLVMContext llvmContext;
-      auto llvmModule = translateForHost(*c->module, llvmContext, options.cpu);
-      if (!llvmModule)
-        return nullptr;
-      llvmModule->print(llvm::outs(), nullptr);
-    } else {
-      c->module->print(llvm::outs());
+    std::string err;
+    if (mlir::failed(emitStage(*c.module, backend, options.target, stop,
+                               /*printLocs=*/false, llvm::outs(), err))) {
+      if (!err.empty())
+        llvm::WithColor::error(llvm::errs(), "tdsl-repl") << err << "\n";
+      return false;
     }
-    return c;
+    return true;
   }
-
-  llvm::SmallString<256> lib(options.runtimeDir);
-  llvm::sys::path::append(lib, "libtdsl_runtime.so");
-  std::string err;
-  if (llvm::sys::DynamicLibrary::LoadLibraryPermanently(lib.c_str(), &err)) {
-    llvm::WithColor::error(llvm::errs(), "tdsl-repl")
-        << "cannot load the TDSL runtime: " << err << "\n";
-    return nullptr;
-  }
-  mlir::ExecutionEngineOptions eo;
-  std::function<llvm::Error(llvm::Module *)> transform =
-      makeHostTransformer(options.cpu.optLevel, nullptr);
-  eo.transformer = transform;
-  auto engine = mlir::ExecutionEngine::create(*c->module, eo);
+  // The same JIT as `tdslc run`: the host's target machine at -O<level>.
+  auto engine = createJIT(*c.module, options.target.optLevel, options.runtimeDir);
   if (!engine) {
     llvm::WithColor::error(llvm::errs(), "tdsl-repl")
         << "JIT compilation failed: " << llvm::toString(engine.takeError()) << "\n";
-    return nullptr;
+    return false;
   }
-  c->engine = std::move(*engine);
-  auto sym = c->engine->lookup("main");
+  c.engine = std::move(*engine);
+  auto sym = c.engine->lookup("main");
   if (!sym) {
     llvm::WithColor::error(llvm::errs(), "tdsl-repl")
         << llvm::toString(sym.takeError()) << "\n";
-    return nullptr;
+    return false;
   }
-  c->mainFn = reinterpret_cast<int (*)(int, char **)>(*sym);
+  c.mainFn = reinterpret_cast<int (*)(int, char **)>(*sym);
+  return true;
+}
+
+std::unique_ptr<Session::Compiled>
+Session::compile(unsigned bufferId, Mode mode, llvm::StringRef stage) {
+  auto t0 = std::chrono::steady_clock::now();
+  auto c = std::make_unique<Compiled>();
+  c->inputName = srcMgr.getMemoryBuffer(bufferId)->getBufferIdentifier().str();
+  DiagEngine diags(srcMgr);
+  diags.setSuppressWarnings(true);
+  Program program;
+  if (!buildProgram(*c, bufferId, mode, diags, program))
+    return nullptr;
+  if (mode == Mode::Check || mode == Mode::Type)
+    return c;
+  if (!generate(*c, program, diags, mode, stage))
+    return nullptr;
   c->compileMs = msSince(t0);
   return c;
 }

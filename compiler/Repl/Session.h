@@ -2,7 +2,7 @@
 #ifndef TDSL_REPL_SESSION_H
 #define TDSL_REPL_SESSION_H
 
-#include "compiler/Pipelines/Pipelines.h"
+#include "compiler/Target/TargetBackend.h"
 
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/SourceMgr.h"
@@ -15,11 +15,14 @@
 namespace tdsl {
 
 class DiagEngine;
+struct Expr;
+struct StringLitExpr;
 struct ModuleAST;
+struct Program;
 
 struct SessionOptions {
-  CPUPipelineOptions cpu;
-  CUDAPipelineOptions cudaOptions;
+  /// The optimization level and the CUDA options, as for tdslc.
+  TargetOptions target;
   /// Inputs compile for CUDA (kernels as PTX) instead of the CPU.
   bool cuda = false;
   std::string runtimeDir;
@@ -64,8 +67,22 @@ public:
 private:
   struct Compiled;
   enum class Mode { Run, Check, Type, Time, IR };
+  /// The compile chain of compiler/Driver/Driver.h for one input: the
+  /// session's program (buildProgram), then MLIRGen, lowering and the JIT
+  /// (generate).
   std::unique_ptr<Compiled> compile(unsigned bufferId, Mode mode,
                                     llvm::StringRef stage = "");
+  bool buildProgram(Compiled &c, unsigned bufferId, Mode mode,
+                    DiagEngine &diags, Program &program);
+  /// The program for input `bufferId`: the current definitions and a
+  /// function that replays the accepted statements, then runs the input's.
+  /// `shown` is the expression an expression input shows; with `wrap` it is
+  /// printed, after the string literal `prefix` (for its type).
+  bool assemble(unsigned bufferId, bool isExpression, bool wrap,
+                DiagEngine &diags, Program &program, Expr *&shown,
+                StringLitExpr *&prefix);
+  bool generate(Compiled &c, Program &program, DiagEngine &diags, Mode mode,
+                llvm::StringRef stage);
   int runChild(Compiled &c, const std::string &profileJson);
   /// Makes the functions and imports of an accepted input current.
   void accept(const Compiled &c, unsigned buf);

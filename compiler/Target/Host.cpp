@@ -1,5 +1,5 @@
-//===- CPUTarget.cpp - The CPU back end: LLVM IR, objects, executables, JIT -===//
-#include "compiler/Target/CPUTarget.h"
+//===- Host.cpp - The host's LLVM: IR, objects, executables, the JIT -------===//
+#include "compiler/Target/Host.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -27,96 +27,6 @@
 using namespace mlir;
 
 namespace tdsl {
-
-static void registerTranslations(MLIRContext *ctx);
-
-LogicalResult addEntryPoint(ModuleOp module, StringRef entry) {
-  auto userMain = module.lookupSymbol<func::FuncOp>(entry);
-  if (!userMain)
-    return module.emitError("the program has no '") << entry << "' function to run";
-  MLIRContext *ctx = module.getContext();
-  ctx->loadDialect<LLVM::LLVMDialect, arith::ArithDialect>();
-  Location loc = userMain.getLoc();
-  // Another function named main (a program loaded into the REPL) makes way
-  // for the C entry point.
-  if (entry != "main")
-    if (auto other = module.lookupSymbol<func::FuncOp>("main")) {
-      if (failed(SymbolTable::replaceAllSymbolUses(
-              other, StringAttr::get(ctx, "tdsl_program_main"), module)))
-        return failure();
-      other.setSymName("tdsl_program_main");
-      other.setPrivate();
-    }
-  if (failed(SymbolTable::replaceAllSymbolUses(
-          userMain, StringAttr::get(ctx, "tdsl_main"), module)))
-    return failure();
-  userMain.setSymName("tdsl_main");
-  userMain.setPrivate();
-
-  OpBuilder b(ctx);
-  b.setInsertionPointToEnd(module.getBody());
-  auto ptr = LLVM::LLVMPointerType::get(ctx);
-  Type i32 = b.getI32Type();
-  auto declare = [&](StringRef name, FunctionType type) {
-    if (auto f = module.lookupSymbol<func::FuncOp>(name))
-      return f;
-    auto f = func::FuncOp::create(b, loc, name, type);
-    f.setPrivate();
-    return f;
-  };
-  auto init = declare("tdsl_init", b.getFunctionType({i32, ptr}, {}));
-  auto report = declare("tdsl_profile_report", b.getFunctionType({}, {}));
-  auto cMain = func::FuncOp::create(b, loc, "main",
-                                    b.getFunctionType({i32, ptr}, {i32}));
-  Block *body = cMain.addEntryBlock();
-  b.setInsertionPointToStart(body);
-  func::CallOp::create(b, loc, init, body->getArguments());
-  auto call = func::CallOp::create(b, loc, userMain, ValueRange{});
-  func::CallOp::create(b, loc, report, ValueRange{});
-  Value rc = call.getNumResults()
-                 ? call.getResult(0)
-                 : (Value)arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(0));
-  func::ReturnOp::create(b, loc, rc);
-  return success();
-}
-
-LogicalResult lowerForCPU(ModuleOp module, const CPUPipelineOptions &options,
-                          CPUStage stage) {
-  PassManager pm(module.getContext());
-  buildCPUPipeline(pm, options, stage);
-  return pm.run(module);
-}
-
-LogicalResult lowerForCUDA(ModuleOp module, const CUDAPipelineOptions &options,
-                           CUDAStage stage) {
-  registerTranslations(module.getContext());
-  PassManager pm(module.getContext());
-  buildCUDAPipeline(pm, options, stage);
-  return pm.run(module);
-}
-
-void writePTX(ModuleOp module, llvm::raw_ostream &os) {
-  for (auto binary : module.getOps<gpu::BinaryOp>())
-    for (Attribute a : binary.getObjects()) {
-      auto object = dyn_cast<gpu::ObjectAttr>(a);
-      if (!object)
-        continue;
-      os << "// kernel " << binary.getSymName() << "\n" << object.getObject().getValue();
-    }
-}
-
-std::string getCUDAToolkitPath() {
-  for (const char *candidate :
-       {static_cast<const char *>(getenv("CUDA_HOME")), "/usr/local/cuda"}) {
-    if (!candidate)
-      continue;
-    llvm::SmallString<256> libdevice(candidate);
-    llvm::sys::path::append(libdevice, "nvvm", "libdevice");
-    if (llvm::sys::fs::is_directory(libdevice))
-      return candidate;
-  }
-  return "";
-}
 
 static llvm::TargetMachine *getHostTargetMachine(unsigned optLevel) {
   static llvm::StringMap<std::unique_ptr<llvm::TargetMachine>> cache;
@@ -170,7 +80,7 @@ makeHostTransformer(unsigned optLevel, llvm::TargetMachine *tm) {
   };
 }
 
-static void registerTranslations(MLIRContext *ctx) {
+void registerTranslations(MLIRContext *ctx) {
   // All of them: a CUDA program's host module holds gpu.binary ops, which
   // translate to the embedded PTX and its mgpu* loading code.
   DialectRegistry registry;
@@ -180,19 +90,19 @@ static void registerTranslations(MLIRContext *ctx) {
 
 std::unique_ptr<llvm::Module> translateForHost(ModuleOp module,
                                                llvm::LLVMContext &llvmCtx,
-                                               const CPUPipelineOptions &options) {
+                                               unsigned optLevel) {
   registerTranslations(module.getContext());
   auto llvmModule = translateModuleToLLVMIR(module, llvmCtx, "tdsl");
   if (!llvmModule)
     return nullptr;
-  llvm::TargetMachine *tm = getHostTargetMachine(options.optLevel);
+  llvm::TargetMachine *tm = getHostTargetMachine(optLevel);
   if (!tm) {
     module.emitError("no LLVM target for the host");
     return nullptr;
   }
   llvmModule->setDataLayout(tm->createDataLayout());
   llvmModule->setTargetTriple(tm->getTargetTriple());
-  auto transform = makeHostTransformer(options.optLevel, tm);
+  auto transform = makeHostTransformer(optLevel, tm);
   if (llvm::Error e = transform(llvmModule.get())) {
     module.emitError("LLVM optimization failed: ") << llvm::toString(std::move(e));
     return nullptr;
@@ -258,34 +168,35 @@ LogicalResult linkExecutable(const std::string &objectFile,
   return success();
 }
 
-int runJIT(ModuleOp module, const CPUPipelineOptions &options,
-           const std::string &runtimeDir, const std::vector<std::string> &args,
-           std::string &error) {
+llvm::Expected<std::unique_ptr<ExecutionEngine>>
+createJIT(ModuleOp module, unsigned optLevel, const std::string &runtimeDir) {
   registerTranslations(module.getContext());
   llvm::InitializeNativeTarget();
   llvm::InitializeNativeTargetAsmPrinter();
   llvm::SmallString<256> lib(runtimeDir);
   llvm::sys::path::append(lib, "libtdsl_runtime.so");
-  if (!llvm::sys::fs::exists(lib)) {
-    error = "cannot find the TDSL runtime at " + std::string(lib);
-    return -1;
-  }
-  std::string libPath(lib);
-  ExecutionEngineOptions eo;
-  std::function<llvm::Error(llvm::Module *)> transform =
-      makeHostTransformer(options.optLevel, getHostTargetMachine(options.optLevel));
-  eo.transformer = transform;
-  eo.jitCodeGenOptLevel = options.optLevel == 0 ? llvm::CodeGenOptLevel::None
-                                                : llvm::CodeGenOptLevel::Aggressive;
+  if (!llvm::sys::fs::exists(lib))
+    return llvm::createStringError("cannot find the TDSL runtime at " +
+                                   std::string(lib));
   // Loaded for good, not through the engine: the engine would unload it
   // (and oneTBB with it) while TBB's worker threads still run.
   std::string loadError;
-  if (llvm::sys::DynamicLibrary::LoadLibraryPermanently(libPath.c_str(),
-                                                        &loadError)) {
-    error = "cannot load the TDSL runtime: " + loadError;
-    return -1;
-  }
-  auto engine = ExecutionEngine::create(module, eo);
+  if (llvm::sys::DynamicLibrary::LoadLibraryPermanently(lib.c_str(), &loadError))
+    return llvm::createStringError("cannot load the TDSL runtime: " + loadError);
+  // The same target machine and levels as translateForHost, so a JIT run
+  // runs the code an executable would.
+  ExecutionEngineOptions eo;
+  std::function<llvm::Error(llvm::Module *)> transform =
+      makeHostTransformer(optLevel, getHostTargetMachine(optLevel));
+  eo.transformer = transform;
+  eo.jitCodeGenOptLevel = optLevel == 0 ? llvm::CodeGenOptLevel::None
+                                        : llvm::CodeGenOptLevel::Aggressive;
+  return ExecutionEngine::create(module, eo);
+}
+
+int runJIT(ModuleOp module, unsigned optLevel, const std::string &runtimeDir,
+           const std::vector<std::string> &args, std::string &error) {
+  auto engine = createJIT(module, optLevel, runtimeDir);
   if (!engine) {
     error = llvm::toString(engine.takeError());
     return -1;

@@ -1,10 +1,15 @@
-//===- CPUTarget.h - The CPU back end: LLVM IR, objects, executables, JIT --===//
-#ifndef TDSL_TARGET_CPUTARGET_H
-#define TDSL_TARGET_CPUTARGET_H
-
-#include "compiler/Pipelines/Pipelines.h"
+//===- Host.h - The host's LLVM: IR, objects, executables, the JIT -------===//
+//
+// What every target shares once its pipeline has reached the LLVM dialect:
+// translation to LLVM IR for this machine, object files, linking with the
+// runtime, and the JIT that `tdslc run` and the REPL both use.
+//
+//===----------------------------------------------------------------------===//
+#ifndef TDSL_TARGET_HOST_H
+#define TDSL_TARGET_HOST_H
 
 #include "mlir/IR/BuiltinOps.h"
+#include "llvm/Support/Error.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <functional>
@@ -13,36 +18,16 @@
 #include <vector>
 
 namespace llvm {
-class Error;
 class LLVMContext;
 class Module;
 class TargetMachine;
 } // namespace llvm
 
+namespace mlir {
+class ExecutionEngine;
+} // namespace mlir
+
 namespace tdsl {
-
-/// Renames the program's `entry` function (`main`) to `tdsl_main` and adds a
-/// C `main(argc, argv)` that reads the runtime options (--threads,
-/// --profile, ...), runs it, and prints the profile.
-mlir::LogicalResult addEntryPoint(mlir::ModuleOp module,
-                                  llvm::StringRef entry = "main");
-
-/// Runs the CPU pipeline on a module in the tdsl dialect up to `stage`.
-mlir::LogicalResult lowerForCPU(mlir::ModuleOp module,
-                                const CPUPipelineOptions &options,
-                                CPUStage stage);
-
-/// Runs the CUDA pipeline on a module in the tdsl dialect up to `stage`.
-mlir::LogicalResult lowerForCUDA(mlir::ModuleOp module,
-                                 const CUDAPipelineOptions &options,
-                                 CUDAStage stage);
-
-/// The PTX of every kernel in `module` (after gpu-module-to-binary), each
-/// under a `// kernel <name>` line.
-void writePTX(mlir::ModuleOp module, llvm::raw_ostream &os);
-
-/// The CUDA toolkit with libdevice ($CUDA_HOME, /usr/local/cuda), or "".
-std::string getCUDAToolkitPath();
 
 /// LLVM's optimizer at `optLevel` for `tm` (null: the default target),
 /// after moving every alloca of constant size to its function's entry
@@ -53,12 +38,17 @@ std::string getCUDAToolkitPath();
 std::function<llvm::Error(llvm::Module *)>
 makeHostTransformer(unsigned optLevel, llvm::TargetMachine *tm);
 
+/// Registers every translation to LLVM IR with `ctx` (a CUDA program's
+/// host module holds gpu.binary ops, and gpu-module-to-binary translates
+/// kernels).
+void registerTranslations(mlir::MLIRContext *ctx);
+
 /// Translates a module in the LLVM dialect to LLVM IR for the host and runs
-/// LLVM's optimizer at `options.optLevel`. Reports errors through the
-/// module's diagnostics and returns null.
+/// LLVM's optimizer at `optLevel`. Reports errors through the module's
+/// diagnostics and returns null.
 std::unique_ptr<llvm::Module> translateForHost(mlir::ModuleOp module,
                                                llvm::LLVMContext &ctx,
-                                               const CPUPipelineOptions &options);
+                                               unsigned optLevel);
 
 /// Writes host assembly or an object file for `module`.
 mlir::LogicalResult emitHostCode(llvm::Module &module, llvm::raw_pwrite_stream &os,
@@ -75,13 +65,18 @@ mlir::LogicalResult linkExecutable(const std::string &objectFile,
                                    const std::string &runtimeDir,
                                    std::string &error);
 
+/// A JIT for a module in the LLVM dialect, with the runtime loaded and the
+/// host's target machine at `optLevel` (the code `tdslc -o` would build).
+llvm::Expected<std::unique_ptr<mlir::ExecutionEngine>>
+createJIT(mlir::ModuleOp module, unsigned optLevel, const std::string &runtimeDir);
+
 /// JIT-compiles a module in the LLVM dialect and runs its C `main` with
 /// `args` (args[0] is the program name). Returns main's exit code, or -1
 /// after reporting a JIT error to `error`.
-int runJIT(mlir::ModuleOp module, const CPUPipelineOptions &options,
+int runJIT(mlir::ModuleOp module, unsigned optLevel,
            const std::string &runtimeDir, const std::vector<std::string> &args,
            std::string &error);
 
 } // namespace tdsl
 
-#endif // TDSL_TARGET_CPUTARGET_H
+#endif // TDSL_TARGET_HOST_H

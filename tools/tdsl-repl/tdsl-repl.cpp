@@ -6,7 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "compiler/Repl/Session.h"
-#include "compiler/Target/CPUTarget.h"
+#include "compiler/Target/Host.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/LineEditor/LineEditor.h"
@@ -256,12 +256,11 @@ int main(int argc, char **argv) {
   cl::ParseCommandLineOptions(argc, argv,
                               "tdsl-repl: an interactive TDSL session\n");
   SessionOptions options;
-  options.cpu.optLevel = optLevel;
+  options.target.optLevel = optLevel;
   options.runtimeDir = getRuntimeLibDir(argv[0]);
   options.includeDirs = includeDirs;
   options.cuda = target == "cuda";
-  options.cudaOptions.toolkitPath = getCUDAToolkitPath();
-  options.cudaOptions.bitcode = gpuBitcode;
+  options.target.gpuBitcode = gpuBitcode;
   if (target != "cpu" && target != "cuda") {
     llvm::WithColor::error(llvm::errs(), "tdsl-repl")
         << "unknown target '" << target << "'\n";

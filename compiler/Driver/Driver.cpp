@@ -1,0 +1,145 @@
+//===- Driver.cpp - The one compile chain of tdslc and the REPL ------------===//
+#include "compiler/Driver/Driver.h"
+#include "compiler/MLIRGen/MLIRGen.h"
+#include "compiler/Target/Host.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/InitAllDialects.h"
+#include "mlir/InitAllExtensions.h"
+#include "mlir/Pass/PassManager.h"
+
+#include "llvm/IR/LLVMContext.h"
+#include "llvm/IR/Module.h"
+#include "llvm/Support/FileSystem.h"
+
+using namespace mlir;
+
+namespace tdsl {
+
+void prepareContext(MLIRContext &ctx) {
+  DialectRegistry registry;
+  registerFrontendDialects(registry);
+  registerAllDialects(registry);
+  registerAllExtensions(registry);
+  ctx.appendDialectRegistry(registry);
+  registerTranslations(&ctx);
+  ctx.printOpOnDiagnostic(false);
+}
+
+OwningOpRef<ModuleOp> generateModule(MLIRContext &ctx, Program &program,
+                                     DiagEngine &diags) {
+  return generateMLIR(ctx, program, diags);
+}
+
+LogicalResult addEntryPoint(ModuleOp module, StringRef entry) {
+  auto userMain = module.lookupSymbol<func::FuncOp>(entry);
+  if (!userMain)
+    return module.emitError("the program has no '") << entry << "' function to run";
+  MLIRContext *ctx = module.getContext();
+  ctx->loadDialect<LLVM::LLVMDialect, arith::ArithDialect>();
+  Location loc = userMain.getLoc();
+  // Another function named main (a program loaded into the REPL) makes way
+  // for the C entry point.
+  if (entry != "main")
+    if (auto other = module.lookupSymbol<func::FuncOp>("main")) {
+      if (failed(SymbolTable::replaceAllSymbolUses(
+              other, StringAttr::get(ctx, "tdsl_program_main"), module)))
+        return failure();
+      other.setSymName("tdsl_program_main");
+      other.setPrivate();
+    }
+  if (failed(SymbolTable::replaceAllSymbolUses(
+          userMain, StringAttr::get(ctx, "tdsl_main"), module)))
+    return failure();
+  userMain.setSymName("tdsl_main");
+  userMain.setPrivate();
+
+  OpBuilder b(ctx);
+  b.setInsertionPointToEnd(module.getBody());
+  auto ptr = LLVM::LLVMPointerType::get(ctx);
+  Type i32 = b.getI32Type();
+  auto declare = [&](StringRef name, FunctionType type) {
+    if (auto f = module.lookupSymbol<func::FuncOp>(name))
+      return f;
+    auto f = func::FuncOp::create(b, loc, name, type);
+    f.setPrivate();
+    return f;
+  };
+  auto init = declare("tdsl_init", b.getFunctionType({i32, ptr}, {}));
+  auto report = declare("tdsl_profile_report", b.getFunctionType({}, {}));
+  auto cMain = func::FuncOp::create(b, loc, "main",
+                                    b.getFunctionType({i32, ptr}, {i32}));
+  Block *body = cMain.addEntryBlock();
+  b.setInsertionPointToStart(body);
+  func::CallOp::create(b, loc, init, body->getArguments());
+  auto call = func::CallOp::create(b, loc, userMain, ValueRange{});
+  func::CallOp::create(b, loc, report, ValueRange{});
+  Value rc = call.getNumResults()
+                 ? call.getResult(0)
+                 : (Value)arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(0));
+  func::ReturnOp::create(b, loc, rc);
+  return success();
+}
+
+LogicalResult lower(ModuleOp module, const TargetBackend &target,
+                    const TargetOptions &options, Stage stopAfter) {
+  PassManager pm(module.getContext());
+  target.buildPipeline(pm, options, stopAfter);
+  return pm.run(module);
+}
+
+LogicalResult emitStage(ModuleOp module, const TargetBackend &target,
+                        const TargetOptions &options, Stage stage,
+                        bool printLocs, llvm::raw_pwrite_stream &os,
+                        std::string &error) {
+  if (target.writeStage(module, stage, os))
+    return success();
+  if (stage <= Stage::LLVMDialect) {
+    OpPrintingFlags flags;
+    if (printLocs)
+      flags.enableDebugInfo(/*enable=*/true, /*prettyForm=*/false);
+    module.print(os, flags);
+    return success();
+  }
+  llvm::LLVMContext llvmContext;
+  auto llvmModule = translateForHost(module, llvmContext, options.optLevel);
+  if (!llvmModule)
+    return failure(); // reported through the module's diagnostics
+  if (stage == Stage::LLVMIR) {
+    llvmModule->print(os, nullptr);
+    return success();
+  }
+  return emitHostCode(*llvmModule, os, stage == Stage::Asm, error);
+}
+
+LogicalResult buildExecutable(ModuleOp module, const TargetOptions &options,
+                              const std::string &output,
+                              const std::string &runtimeDir,
+                              std::string &error) {
+  llvm::LLVMContext llvmContext;
+  auto llvmModule = translateForHost(module, llvmContext, options.optLevel);
+  if (!llvmModule)
+    return failure();
+  // The object file goes to a temporary file, linked with the runtime.
+  llvm::SmallString<256> objPath;
+  int fd;
+  if (std::error_code ec =
+          llvm::sys::fs::createTemporaryFile("tdslc", "o", fd, objPath)) {
+    error = "cannot create a temporary object file: " + ec.message();
+    return failure();
+  }
+  LogicalResult result = success();
+  {
+    llvm::raw_fd_ostream objOut(fd, /*shouldClose=*/true);
+    result = emitHostCode(*llvmModule, objOut, false, error);
+  }
+  if (succeeded(result))
+    result = linkExecutable(std::string(objPath), output, runtimeDir, error);
+  llvm::sys::fs::remove(objPath);
+  return result;
+}
+
+} // namespace tdsl

@@ -1,0 +1,70 @@
+//===- Driver.h - The one compile chain of tdslc and the REPL --------------===//
+//
+//   parse -> check -> MLIRGen -> entry point -> lower (a target's pipeline)
+//         -> emit a stage | link an executable | JIT and run
+//
+// tdslc and tdsl-repl build their programs differently (a file; the
+// session's definitions and replayed inputs) and then call these steps in
+// this order, so both compile the same program to the same code.
+//
+//===----------------------------------------------------------------------===//
+#ifndef TDSL_DRIVER_DRIVER_H
+#define TDSL_DRIVER_DRIVER_H
+
+#include "compiler/Target/TargetBackend.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/OwningOpRef.h"
+
+#include "llvm/Support/raw_ostream.h"
+
+#include <string>
+#include <vector>
+
+namespace mlir {
+class MLIRContext;
+} // namespace mlir
+
+namespace tdsl {
+
+class DiagEngine;
+struct Program;
+
+/// Loads every dialect, extension and translation a compilation uses into
+/// `ctx`; diagnostics do not print the op they are attached to.
+void prepareContext(mlir::MLIRContext &ctx);
+
+/// MLIRGen of a checked program into the tdsl dialect; null after errors.
+mlir::OwningOpRef<mlir::ModuleOp>
+generateModule(mlir::MLIRContext &ctx, Program &program, DiagEngine &diags);
+
+/// Renames the program's `entry` function to `tdsl_main` and adds a C
+/// `main(argc, argv)` that reads the runtime options (--threads,
+/// --profile, ...), runs it, and prints the profile.
+mlir::LogicalResult addEntryPoint(mlir::ModuleOp module,
+                                  llvm::StringRef entry = "main");
+
+/// Runs `target`'s pipeline on a module in the tdsl dialect up to
+/// `stopAfter` (a stage past the LLVM dialect runs all of it).
+mlir::LogicalResult lower(mlir::ModuleOp module, const TargetBackend &target,
+                          const TargetOptions &options, Stage stopAfter);
+
+/// Writes `module`, lowered to `stage`, as that stage: IR (with DSL
+/// locations when `printLocs`), what the target writes itself (PTX), or
+/// host LLVM IR, assembly or an object file. Reports failures to `error`.
+mlir::LogicalResult emitStage(mlir::ModuleOp module, const TargetBackend &target,
+                              const TargetOptions &options, Stage stage,
+                              bool printLocs, llvm::raw_pwrite_stream &os,
+                              std::string &error);
+
+/// Builds an executable at `output`: an object file linked with the
+/// runtime in `runtimeDir`.
+mlir::LogicalResult buildExecutable(mlir::ModuleOp module,
+                                    const TargetOptions &options,
+                                    const std::string &output,
+                                    const std::string &runtimeDir,
+                                    std::string &error);
+
+} // namespace tdsl
+
+#endif // TDSL_DRIVER_DRIVER_H
