@@ -45,6 +45,8 @@ struct Expr {
 
   const Kind kind;
   llvm::SMLoc loc;
+  /// Written in parentheses: `sum(k) (x[k] - c)` subtracts c on purpose.
+  bool parenthesized = false;
   /// Set by Sema.
   Type type;
 };

@@ -696,6 +696,7 @@ ExprPtr Parser::parsePrimary() {
     --nesting;
     if (!e || !expect(TokenKind::r_paren, "to close the parenthesized expression"))
       return nullptr;
+    e->parenthesized = true;
     return e;
   }
   case TokenKind::l_square:

@@ -1038,12 +1038,14 @@ static SMLoc startLoc(const Expr &e) {
 
 /// `sum(i) x[n, i] * w[i, o] + b[o]` adds b[o] once per i: a reduction
 /// extends as far right as it can, which is rarely meant for a term that
-/// does not depend on the reduced indices.
+/// does not depend on the reduced indices. A parenthesized sum is one term:
+/// `sum(k) (x[k] - c)` says what it means.
 void Checker::warnConstantTerms(ReduceExpr &e) {
   llvm::SmallVector<Expr *, 4> terms;
   std::function<void(Expr &)> split = [&](Expr &x) {
     auto *b = llvm::dyn_cast<BinaryExpr>(&x);
-    if (b && (b->op == BinaryOp::Add || b->op == BinaryOp::Sub)) {
+    if (b && !b->parenthesized &&
+        (b->op == BinaryOp::Add || b->op == BinaryOp::Sub)) {
       split(*b->lhs);
       split(*b->rhs);
       return;

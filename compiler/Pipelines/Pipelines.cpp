@@ -179,6 +179,7 @@ void buildCUDAToNVVMPipeline(OpPassManager &pm,
   addUpstream(pm, "expand-strided-metadata,lower-affine," + attach);
   OpPassManager &kernels = pm.nest<gpu::GPUModuleOp>();
   kernels.addPass(createGPULowerAllReduce());
+  kernels.addPass(createGPULowerCopies());
   addUpstream(kernels, "convert-scf-to-cf,convert-gpu-to-nvvm,canonicalize,"
                        "reconcile-unrealized-casts");
   kernels.addPass(createGPUCheckDeviceCalls());

@@ -199,6 +199,28 @@ def GPUDeviceChecks : Pass<"tdsl-gpu-device-checks", "mlir::ModuleOp"> {
   let dependentDialects = ["mlir::LLVM::LLVMDialect", "mlir::scf::SCFDialect"];
 }
 
+def GPULowerCopies : Pass<"tdsl-gpu-lower-copies", "mlir::gpu::GPUModuleOp"> {
+  let summary = "Lower memref.copy in kernels to loops of loads and stores";
+  let description = [{
+    A copy inside a kernel (a tensor copied and updated in a parallel body)
+    whose operands are not both contiguous would become a call to the host
+    runtime's `memrefCopy`. Every copy in a gpu.module becomes an `scf.for`
+    nest instead, run by the thread that reaches it.
+
+    ```mlir
+    // before
+    memref.copy %a, %sub : memref<3xf32> to memref<3xf32, strided<[2]>>
+    // after
+    scf.for %i = %c0 to %c3 step %c1 {
+      %v = memref.load %a[%i] : memref<3xf32>
+      memref.store %v, %sub[%i] : memref<3xf32, strided<[2]>>
+    }
+    ```
+  }];
+  let dependentDialects = ["mlir::scf::SCFDialect", "mlir::arith::ArithDialect",
+                           "mlir::memref::MemRefDialect"];
+}
+
 def GPUCheckDeviceCalls : Pass<"tdsl-gpu-check-device-calls",
                                 "mlir::gpu::GPUModuleOp"> {
   let summary = "Report kernels that call host functions";
