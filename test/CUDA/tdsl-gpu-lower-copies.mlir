@@ -1,8 +1,8 @@
 // RUN: tdsl-opt %s --pass-pipeline='builtin.module(gpu.module(tdsl-gpu-lower-copies))' | FileCheck %s
 
-// Every memref.copy in a kernel becomes a loop nest of loads and stores,
-// strided or not: lowered to LLVM, a copy between non-contiguous memrefs
-// would call the host's memrefCopy, which no GPU has.
+// A memref.copy in a kernel between memrefs that are not both contiguous
+// becomes a loop nest of loads and stores: lowered to LLVM, it would call
+// the host's memrefCopy, which no GPU has. Contiguous copies stay (memcpy).
 
 module attributes {gpu.container_module} {
   gpu.module @kernels {
@@ -19,13 +19,23 @@ module attributes {gpu.container_module} {
     }
 
     // CHECK-LABEL: gpu.func @dynamic_2d
-    gpu.func @dynamic_2d(%a: memref<?x?xf64>, %b: memref<?x?xf64>) kernel {
+    gpu.func @dynamic_2d(%a: memref<?x?xf64>, %b: memref<?x?xf64, strided<[?, ?], offset: ?>>) kernel {
       // CHECK-NOT: memref.copy
       // CHECK: scf.for %[[I:.*]] =
       // CHECK: scf.for %[[J:.*]] =
       // CHECK-NEXT: %[[V:.*]] = memref.load %{{.*}}[%[[I]], %[[J]]]
       // CHECK-NEXT: memref.store %[[V]], %{{.*}}[%[[I]], %[[J]]]
-      memref.copy %a, %b : memref<?x?xf64> to memref<?x?xf64>
+      memref.copy %a, %b : memref<?x?xf64> to memref<?x?xf64, strided<[?, ?], offset: ?>>
+      gpu.return
+    }
+
+    // CHECK-LABEL: gpu.func @contiguous
+    gpu.func @contiguous(%a: memref<?xf32>, %b: memref<1xi64>, %c: memref<1xi64, strided<[1], offset: ?>>) kernel {
+      // CHECK-NOT: scf.for
+      // CHECK: memref.copy %{{.*}} : memref<?xf32> to memref<?xf32>
+      // CHECK: memref.copy %{{.*}} : memref<1xi64> to memref<1xi64, strided<[1], offset: ?>>
+      memref.copy %a, %a : memref<?xf32> to memref<?xf32>
+      memref.copy %b, %c : memref<1xi64> to memref<1xi64, strided<[1], offset: ?>>
       gpu.return
     }
   }

@@ -3,8 +3,9 @@
 // A tensor copied and then updated inside a parallel body (`s = x; s[i, 0] =
 // ...`) bufferizes to memref.copy in the kernel. Lowered to LLVM, a copy
 // whose operands are not both contiguous becomes a call to the host's
-// `memrefCopy`, which a GPU cannot run. In a kernel every copy is instead a
-// loop nest of loads and stores, run by the thread that owns the copy.
+// `memrefCopy`, which a GPU cannot run. In a kernel such a copy is instead
+// a loop nest of loads and stores, run by the thread that owns the copy;
+// contiguous copies stay, for LLVM's memcpy.
 //
 //===----------------------------------------------------------------------===//
 #include "compiler/Codegen/GPU/Passes.h"
@@ -12,6 +13,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/MemRef/Utils/MemRefUtils.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 
 namespace tdsl {
@@ -22,6 +24,14 @@ namespace tdsl {
 using namespace mlir;
 
 namespace {
+
+/// Whether the LLVM lowering copies a memref of `type` with memcpy (the
+/// condition of MLIR's memref.copy lowering); otherwise it calls memrefCopy.
+bool isContiguous(Type type) {
+  auto memref = dyn_cast<MemRefType>(type);
+  return memref && (memref.getLayout().isIdentity() ||
+                    memref::isStaticShapeAndContiguousRowMajor(memref));
+}
 
 /// `copy` as an scf.for nest over the source's dimensions.
 void lowerCopy(memref::CopyOp copy) {
@@ -48,7 +58,9 @@ struct GPULowerCopiesPass
   void runOnOperation() override {
     SmallVector<memref::CopyOp> copies;
     getOperation().walk([&](memref::CopyOp copy) {
-      if (isa<MemRefType>(copy.getSource().getType()))
+      if (isa<MemRefType>(copy.getSource().getType()) &&
+          !(isContiguous(copy.getSource().getType()) &&
+            isContiguous(copy.getTarget().getType())))
         copies.push_back(copy);
     });
     for (memref::CopyOp copy : copies)

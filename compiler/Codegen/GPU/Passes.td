@@ -204,8 +204,9 @@ def GPULowerCopies : Pass<"tdsl-gpu-lower-copies", "mlir::gpu::GPUModuleOp"> {
   let description = [{
     A copy inside a kernel (a tensor copied and updated in a parallel body)
     whose operands are not both contiguous would become a call to the host
-    runtime's `memrefCopy`. Every copy in a gpu.module becomes an `scf.for`
-    nest instead, run by the thread that reaches it.
+    runtime's `memrefCopy`. Such a copy in a gpu.module becomes an `scf.for`
+    nest instead, run by the thread that reaches it; contiguous copies stay
+    (LLVM's memcpy).
 
     ```mlir
     // before
