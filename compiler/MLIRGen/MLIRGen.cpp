@@ -57,6 +57,9 @@ struct IndexFrame {
   /// or values computed outside and captured).
   llvm::DenseMap<const Expr *, mlir::Value> leaves;
   std::vector<PendingGuard> guards;
+  /// The op's region, once built: an index of this frame read inside a
+  /// nested op is made here, where it means this op's loop.
+  mlir::Block *block = nullptr;
 };
 
 /// How a subscript of a tensor read inside index notation is generated.
@@ -127,6 +130,10 @@ private:
                      llvm::SmallVectorImpl<mlir::Value> &inputs,
                      llvm::SmallVectorImpl<mlir::AffineMap> &maps,
                      llvm::SmallVectorImpl<const Expr *> &inputExprs);
+  bool addRangeCarriers(Expr &e, IndexFrame &frame, Env &env,
+                        llvm::SmallVectorImpl<mlir::Value> &inputs,
+                        llvm::SmallVectorImpl<mlir::AffineMap> &maps,
+                        llvm::SmallVectorImpl<const Expr *> &inputExprs);
   void emitGuards(IndexFrame &frame, llvm::ArrayRef<mlir::Value> inputs,
                   llvm::ArrayRef<mlir::AffineMap> maps, mlir::Location l);
   bool usesIndex(const Expr &e, const IndexFrame &frame) const;
@@ -554,6 +561,11 @@ mlir::Value Generator::gen(Expr &e, Env &env) {
         auto &dims = (*it)->dims;
         auto pos = llvm::find(dims, ref.name);
         if (pos != dims.end()) {
+          // tdsl.index reads the loop of the op right around it: an index
+          // of an outer op is read at the start of that op's region.
+          mlir::OpBuilder::InsertionGuard guard(builder);
+          if (it != indexFrames.rbegin())
+            builder.setInsertionPointToStart((*it)->block);
           mlir::Value idx =
               t::IndexOp::create(builder, l, builder.getIndexType(),
                                  (int64_t)(pos - dims.begin()));
@@ -1155,6 +1167,87 @@ bool Generator::collectAccess(IndexExpr &e, IndexFrame &frame, Env &env,
   return true;
 }
 
+/// The reduction `e`, computed inside the region, reads tensors whose
+/// direct subscripts are indices of `frame` (`j` in `sum(m) x[m, j] -
+/// f32(k)`): each such tensor becomes a range carrier of the op (an input
+/// whose elements the body never reads; its other subscripts read position
+/// 0), so those indices' ranges are known.
+bool Generator::addRangeCarriers(Expr &e, IndexFrame &frame, Env &env,
+                                 llvm::SmallVectorImpl<mlir::Value> &inputs,
+                                 llvm::SmallVectorImpl<mlir::AffineMap> &maps,
+                                 llvm::SmallVectorImpl<const Expr *> &inputExprs) {
+  auto directDim = [&](const Expr &sub) -> std::optional<unsigned> {
+    auto *ref = llvm::dyn_cast<VarRefExpr>(&sub);
+    if (!ref || ref->varKind != VarKind::IndexVar)
+      return std::nullopt;
+    auto it = llvm::find(frame.dims, ref->name);
+    if (it == frame.dims.end())
+      return std::nullopt;
+    return unsigned(it - frame.dims.begin());
+  };
+  bool ok = true;
+  std::function<void(Expr &)> walk = [&](Expr &x) {
+    if (!ok)
+      return;
+    switch (x.kind) {
+    case Expr::Index: {
+      auto &ie = llvm::cast<IndexExpr>(x);
+      bool direct = llvm::any_of(ie.indices, [&](auto &sub) {
+        return directDim(*sub).has_value();
+      });
+      // A base that is a name (not computed from indices) can be read here.
+      if (direct && llvm::isa<VarRefExpr>(*ie.base) &&
+          llvm::cast<VarRefExpr>(*ie.base).varKind != VarKind::IndexVar) {
+        mlir::Value base = gen(*ie.base, env);
+        if (!base || !mlir::isa<mlir::RankedTensorType>(base.getType())) {
+          ok = base != nullptr;
+          return;
+        }
+        llvm::SmallVector<mlir::AffineExpr> results;
+        for (auto [d, sub] : llvm::enumerate(ie.indices)) {
+          if (auto dim = directDim(*sub)) {
+            results.push_back(builder.getAffineDimExpr(*dim));
+            continue;
+          }
+          mlir::Location sl = loc(sub->loc);
+          results.push_back(builder.getAffineConstantExpr(0));
+          frame.guards.push_back({base, (unsigned)d,
+                                  mlir::arith::ConstantIndexOp::create(builder, sl, 0),
+                                  outOfRange(ie, d), sl});
+        }
+        inputs.push_back(base);
+        maps.push_back(mlir::AffineMap::get(frame.dims.size(), 0, results, &ctx));
+        inputExprs.push_back(nullptr);
+      }
+      for (auto &sub : ie.indices)
+        walk(*sub);
+      return;
+    }
+    case Expr::Unary:
+      return walk(*llvm::cast<UnaryExpr>(x).operand);
+    case Expr::Binary:
+      walk(*llvm::cast<BinaryExpr>(x).lhs);
+      return walk(*llvm::cast<BinaryExpr>(x).rhs);
+    case Expr::Ternary: {
+      auto &t = llvm::cast<TernaryExpr>(x);
+      walk(*t.cond);
+      walk(*t.thenExpr);
+      return walk(*t.elseExpr);
+    }
+    case Expr::Call:
+      for (auto &a : llvm::cast<CallExpr>(x).args)
+        walk(*a.value);
+      return;
+    case Expr::Reduce:
+      return walk(*llvm::cast<ReduceExpr>(x).body);
+    default:
+      return;
+    }
+  };
+  walk(e);
+  return ok;
+}
+
 /// Checks the reads of `frame.guards` before the op, unless the op runs no
 /// iteration (then it reads nothing, as a loop in C would not).
 void Generator::emitGuards(IndexFrame &frame, llvm::ArrayRef<mlir::Value> inputs,
@@ -1214,6 +1307,11 @@ bool Generator::collectInputs(Expr &e, IndexFrame &frame, Env &env,
     // would not know the index's range: it is then computed inside the
     // region, per element (gen() builds it there, as a nested op).
     auto &r = llvm::cast<ReduceExpr>(e);
+    // The hoisted op would be outside the ops under construction, whose
+    // loops it cannot read: one that uses their indices is computed here.
+    if (llvm::any_of(indexFrames,
+                     [&](IndexFrame *f) { return usesIndex(*r.body, *f); }))
+      return addRangeCarriers(*r.body, frame, env, inputs, maps, inputExprs);
     std::vector<std::string> freeDims;
     llvm::SmallVector<mlir::AffineExpr> results;
     for (unsigned d = 0; d < numDims; ++d) {
@@ -1221,7 +1319,7 @@ bool Generator::collectInputs(Expr &e, IndexFrame &frame, Env &env,
       probe.dims = {frame.dims[d]};
       if (usesIndex(*r.body, probe)) {
         if (!subscriptsDirectly(*r.body, frame.dims[d]))
-          return true;
+          return addRangeCarriers(*r.body, frame, env, inputs, maps, inputExprs);
         freeDims.push_back(frame.dims[d]);
         results.push_back(builder.getAffineDimExpr(d));
       }
@@ -1329,6 +1427,7 @@ mlir::Value Generator::genIndexGen(llvm::ArrayRef<std::string> parallelDims,
   for (unsigned i = 0; i < inputExprs.size(); ++i)
     if (inputExprs[i]) // not a range carrier
       frame.leaves[inputExprs[i]] = block->getArgument(i);
+  frame.block = block;
   indexFrames.push_back(&frame);
   mlir::Value v = gen(body, env);
   indexFrames.pop_back();

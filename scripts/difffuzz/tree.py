@@ -12,6 +12,7 @@ parentheses), and writes a literal bare only where the other operand fixes
 its type (`x * 2` with x: f16); elsewhere `f16(2.5)`.
 """
 import copy
+import numbers
 
 
 class Node:
@@ -315,6 +316,9 @@ def literal_dtype(e):
     return None
 
 
+INT_RANGES = {'i32': (-2**31, 2**31 - 1), 'i64': (-2**63, 2**63 - 1), 'u64': (0, 2**64 - 1)}
+
+
 class Renderer:
     def __init__(self, prog):
         self.prog = prog
@@ -378,7 +382,13 @@ class Renderer:
     def e_Cast(self, e, bare):
         inner = self.expr(e.x)
         own = literal_dtype(e.x)
-        if own and own != e.dtype and not (isinstance(e.x, Lit) and not isinstance(e.x, Dec)) \
+        # An integer literal that does not fit the target integer type would
+        # be an error in its type (`i32(9223372036854775806)`): the reference
+        # converts the i64 value, so it is written `i32(i64(...))`.
+        wide = isinstance(e.x, Lit) and e.dtype in INT_RANGES and \
+            isinstance(e.x.value, numbers.Integral) and not isinstance(e.x.value, bool) and \
+            not INT_RANGES[e.dtype][0] <= e.x.value <= INT_RANGES[e.dtype][1]
+        if own and own != e.dtype and (wide or not (isinstance(e.x, Lit) and not isinstance(e.x, Dec))) \
                 and not inner.startswith(own + '('):
             # A conversion gives literals its own type (`f64(0.1)` is the
             # double nearest 0.1, `f32(7 / 2)` is 3.5): keep theirs first.

@@ -203,6 +203,48 @@ struct LowerNestedLinalgPass
                                 .getResult());
       op.erase();
     }
+    privatizeOuterWrites();
+  }
+
+  /// A tensor defined outside a kernel and updated in its body (`s = y;
+  /// s[p] = ...` in a parallel body) is each iteration's own copy: one-shot
+  /// bufferization analyses a body as if it ran once, and would update y's
+  /// buffer in place, so later iterations read earlier ones' writes. Every
+  /// such destination (of tensor.insert, insert_slice, a loop's initial
+  /// value) becomes a copy made in the body.
+  void privatizeOuterWrites() {
+    auto kernelOf = [](Operation *op) -> Operation * {
+      Operation *kernel = nullptr;
+      for (Operation *p = op->getParentOp(); p; p = p->getParentOp())
+        if (isa<linalg::LinalgOp, scf::ForallOp>(p))
+          kernel = p; // the outermost
+      return kernel;
+    };
+    SmallVector<OpOperand *> writes;
+    getOperation().walk([&](Operation *op) {
+      Operation *kernel = kernelOf(op);
+      if (!kernel)
+        return;
+      auto outer = [&](Value v) {
+        return isa<RankedTensorType>(v.getType()) &&
+               !kernel->isAncestor(v.getParentBlock()->getParentOp());
+      };
+      if (auto dps = dyn_cast<DestinationStyleOpInterface>(op)) {
+        for (OpOperand &init : dps.getDpsInitsMutable())
+          if (outer(init.get()))
+            writes.push_back(&init);
+      } else if (auto loop = dyn_cast<LoopLikeOpInterface>(op)) {
+        for (OpOperand &init : loop.getInitsMutable())
+          if (outer(init.get()))
+            writes.push_back(&init);
+      }
+    });
+    for (OpOperand *init : writes) {
+      OpBuilder b(init->getOwner());
+      Value v = init->get();
+      init->set(bufferization::AllocTensorOp::create(
+          b, v.getLoc(), cast<RankedTensorType>(v.getType()), ValueRange{}, v));
+    }
   }
 };
 

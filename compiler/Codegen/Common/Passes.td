@@ -57,7 +57,11 @@ def CheckStaticShapes : Pass<"tdsl-check-static-shapes", "mlir::ModuleOp"> {
     `tensor.dim` and integer comparisons (and nothing else: in particular no
     linalg canonicalization, which would absorb the conflicting shapes into
     the ops) and reports each check whose failure condition became the
-    constant true as a compile-time error at the check's DSL location.
+    constant true as a compile-time error at the check's DSL location. A
+    check that may not run when its function does (under an `scf.if` or
+    `scf.while`, or in an `scf.for` that may run no iteration) is a warning
+    instead, and its run-time check stays: `if c { b[5] }` is an error only
+    if it runs.
 
     ```mlir
     // input after inlining: %x : tensor<3xf32>, %y : tensor<4xf32>
@@ -85,7 +89,11 @@ def LowerNestedLinalg : Pass<"tdsl-lower-nested-linalg", "mlir::ModuleOp"> {
     body then becomes a `bufferization.alloc_tensor`: CSE would merge it with
     an equal `tensor.empty` outside (the kernel's own output), and
     bufferization does not see the conflict across the region, so each
-    iteration wrote into the kernel's output.
+    iteration wrote into the kernel's output. Likewise a tensor defined
+    outside a kernel and updated in its body (the destination of a
+    `tensor.insert`, `insert_slice` or a loop's initial value) gets a copy
+    made in the body (`bufferization.alloc_tensor() copy(%t)`): updated in
+    place, later iterations would read earlier ones' writes.
 
     ```mlir
     // before (inside an outer linalg.generic body)
