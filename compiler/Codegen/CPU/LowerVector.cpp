@@ -3,6 +3,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/Dialect/Vector/Transforms/LoweringPatterns.h"
 #include "mlir/Dialect/Vector/Transforms/VectorRewritePatterns.h"
@@ -16,6 +17,37 @@ namespace tdsl {
 using namespace mlir;
 
 namespace {
+
+/// A 0-d transfer of a memref whose stride is not known to be 1 (a tensor
+/// carried through loops or branches gets a strided layout) has no LLVM
+/// lowering: it is one element, read or written with memref.load/store.
+struct ZeroDTransferRead : OpRewritePattern<vector::TransferReadOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(vector::TransferReadOp op,
+                                PatternRewriter &rw) const override {
+    if (op.getVectorType().getRank() != 0 || op.getMask() ||
+        !isa<MemRefType>(op.getBase().getType()))
+      return failure();
+    Value v = memref::LoadOp::create(rw, op.getLoc(), op.getBase(), op.getIndices());
+    rw.replaceOpWithNewOp<vector::BroadcastOp>(op, op.getVectorType(), v);
+    return success();
+  }
+};
+
+struct ZeroDTransferWrite : OpRewritePattern<vector::TransferWriteOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(vector::TransferWriteOp op,
+                                PatternRewriter &rw) const override {
+    if (op.getVectorType().getRank() != 0 || op.getMask() ||
+        !isa<MemRefType>(op.getBase().getType()))
+      return failure();
+    Value v = vector::ExtractOp::create(rw, op.getLoc(), op.getVector(),
+                                        ArrayRef<int64_t>{});
+    rw.replaceOpWithNewOp<memref::StoreOp>(op, v, op.getBase(), op.getIndices());
+    return success();
+  }
+};
+
 struct LowerVectorPass : ::tdsl::impl::LowerVectorBase<LowerVectorPass> {
   void runOnOperation() override {
     MLIRContext *ctx = &getContext();
@@ -43,6 +75,7 @@ struct LowerVectorPass : ::tdsl::impl::LowerVectorBase<LowerVectorPass> {
     vector::populateVectorBroadcastLoweringPatterns(patterns);
     vector::populateVectorShapeCastLoweringPatterns(patterns);
     vector::populateVectorTransferLoweringPatterns(patterns, /*maxTransferRank=*/1);
+    patterns.add<ZeroDTransferRead, ZeroDTransferWrite>(ctx);
     vector::populateVectorInterleaveLoweringPatterns(patterns);
     vector::populateVectorStepLoweringPatterns(patterns);
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
