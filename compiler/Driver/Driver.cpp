@@ -1,6 +1,7 @@
 //===- Driver.cpp - The one compile chain of tdslc and the REPL ------------===//
 #include "compiler/Driver/Driver.h"
 #include "compiler/MLIRGen/MLIRGen.h"
+#include "compiler/Pipelines/Pipelines.h"
 #include "compiler/Target/Host.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -87,7 +88,10 @@ LogicalResult addEntryPoint(ModuleOp module, StringRef entry) {
 LogicalResult lower(ModuleOp module, const TargetBackend &target,
                     const TargetOptions &options, Stage stopAfter) {
   PassManager pm(module.getContext());
-  target.buildPipeline(pm, options, stopAfter);
+  if (stopAfter <= Stage::TDSL)
+    buildTDSLTransformPipeline(pm); // the same for every target
+  else
+    target.buildPipeline(pm, options, stopAfter);
   return pm.run(module);
 }
 

@@ -9,6 +9,7 @@
 #include "compiler/Codegen/Common/Passes.h"
 #include "compiler/Codegen/GPU/Passes.h"
 #include "compiler/Conversion/TDSLToLinalg/Passes.h"
+#include "dialects/TDSL/Transforms/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -62,6 +63,14 @@ static void addUpstream(OpPassManager &pm, llvm::StringRef pipeline) {
   std::string text = guardCanonicalize(pipeline);
   if (failed(parsePassPipeline(text, pm, llvm::errs())))
     llvm::report_fatal_error("invalid built-in pipeline: " + llvm::Twine(text));
+}
+
+void buildTDSLTransformPipeline(OpPassManager &pm) {
+  // No inlining here: a kernel is named after the function it is written
+  // in, when convert-tdsl-to-linalg makes it. No CSE: a tdsl.index of a
+  // nested op reads that op's loop, and CSE would merge it with an equal
+  // tdsl.index of the op around it.
+  pm.addPass(createSimplify());
 }
 
 void buildTDSLToLinalgPipeline(OpPassManager &pm) {
@@ -119,6 +128,7 @@ void buildCPUToLLVMPipeline(OpPassManager &pm,
 
 void buildCPUPipeline(OpPassManager &pm, const CPUPipelineOptions &options,
                       CPUStage stopAfter) {
+  buildTDSLTransformPipeline(pm);
   buildTDSLToLinalgPipeline(pm);
   if (stopAfter == CPUStage::Linalg)
     return;
@@ -206,6 +216,7 @@ void buildCUDAHostToLLVMPipeline(OpPassManager &pm) {
 
 void buildCUDAPipeline(OpPassManager &pm, const CUDAPipelineOptions &options,
                        CUDAStage stopAfter) {
+  buildTDSLTransformPipeline(pm);
   buildTDSLToLinalgPipeline(pm);
   buildCUDATilingPipeline(pm, options);
   if (stopAfter == CUDAStage::Tiled)
@@ -285,10 +296,14 @@ struct CUDAPipelineCLOptions
 } // namespace
 
 void registerTDSLPipelines() {
+  registerTDSLTransformsPasses();
   registerTDSLConversionTDSLToLinalgPasses();
   registerTDSLCodegenCommonPasses();
   registerTDSLCodegenCPUPasses();
   registerTDSLCodegenGPUPasses();
+  PassPipelineRegistration<>("tdsl-transform",
+                             "Simplify tdsl ops (what --emit=tdsl shows)",
+                             buildTDSLTransformPipeline);
   PassPipelineRegistration<>("tdsl-to-linalg",
                              "Lower tdsl to linalg and fuse element-wise ops",
                              buildTDSLToLinalgPipeline);

@@ -15,6 +15,10 @@ struct CPUPipelineOptions {
 /// The points where `tdslc --emit=` can stop in the CPU pipeline.
 enum class CPUStage { Linalg, Tiled, Bufferized, LLVMDialect };
 
+/// Transformations at the tdsl level, the first stage of every pipeline:
+/// tdsl-simplify. Registered as `tdsl-transform`.
+void buildTDSLTransformPipeline(mlir::OpPassManager &pm);
+
 /// tdsl -> linalg/tensor/scf, then fusion of element-wise producers and
 /// consumers. Registered as `tdsl-to-linalg`.
 void buildTDSLToLinalgPipeline(mlir::OpPassManager &pm);

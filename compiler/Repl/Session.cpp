@@ -286,11 +286,13 @@ bool Session::generate(Compiled &c, Program &program, DiagEngine &diags,
   if (!c.module || mlir::failed(addEntryPoint(*c.module, "__repl_main")))
     return false;
   quietReplay(*c.module, c.inputName, mode == Mode::Time);
+  const TargetBackend &backend = *lookupTarget(options.cuda ? "cuda" : "cpu");
   if (mode == Mode::IR && stage == "tdsl") {
+    if (mlir::failed(lower(*c.module, backend, options.target, Stage::TDSL)))
+      return false;
     c.module->print(llvm::outs());
     return true;
   }
-  const TargetBackend &backend = *lookupTarget(options.cuda ? "cuda" : "cpu");
   Stage stop = mode == Mode::IR ? irStage(stage, options.cuda) : Stage::LLVMDialect;
   if (mlir::failed(lower(*c.module, backend, options.target, stop)))
     return false;

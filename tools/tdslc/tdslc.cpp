@@ -281,7 +281,9 @@ static int compile(bool runMode, const TargetBackend &backend,
     return 1;
   std::optional<Stage> stage = emitted();
   if (stage == Stage::TDSL)
-    return writeStage(*module, backend, *stage);
+    return mlir::failed(lower(*module, backend, getTargetOptions(), *stage))
+               ? 1
+               : writeStage(*module, backend, *stage);
 
   bool hasMain = module->lookupSymbol("main") != nullptr;
   if ((runMode || !stage) && !hasMain) {

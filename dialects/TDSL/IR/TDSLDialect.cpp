@@ -4,6 +4,7 @@
 #include "dialects/TDSL/IR/TDSLOps.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/DialectImplementation.h"
+#include "mlir/Transforms/InliningUtils.h"
 #include "llvm/ADT/TypeSwitch.h"
 
 using namespace mlir;
@@ -16,6 +17,25 @@ using namespace mlir::tdsl;
 #define GET_ATTRDEF_CLASSES
 #include "dialects/TDSL/IR/TDSLAttrs.cpp.inc"
 
+namespace {
+/// Every tdsl op may be inlined: ops are values without side effects on
+/// anything but the runtime (print, load, save), and the region ops
+/// (index_gen, parallel_for) end in their own tdsl.yield, not in a
+/// function's return.
+struct TDSLInlinerInterface : DialectInlinerInterface {
+  using DialectInlinerInterface::DialectInlinerInterface;
+  bool isLegalToInline(Operation *, Operation *, bool) const final {
+    return true;
+  }
+  bool isLegalToInline(Operation *, Region *, bool, IRMapping &) const final {
+    return true;
+  }
+  bool isLegalToInline(Region *, Region *, bool, IRMapping &) const final {
+    return true;
+  }
+};
+} // namespace
+
 void TDSLDialect::initialize() {
   addAttributes<
 #define GET_ATTRDEF_LIST
@@ -25,6 +45,7 @@ void TDSLDialect::initialize() {
 #define GET_OP_LIST
 #include "dialects/TDSL/IR/TDSLOps.cpp.inc"
       >();
+  addInterfaces<TDSLInlinerInterface>();
 }
 
 Operation *TDSLDialect::materializeConstant(OpBuilder &builder,

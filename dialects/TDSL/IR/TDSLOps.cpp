@@ -4,6 +4,7 @@
 #include "mlir/IR/AffineMap.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/PatternMatch.h"
 #include "mlir/IR/TypeUtilities.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallBitVector.h"
@@ -588,6 +589,143 @@ LogicalResult PrintOp::verify() {
   if (!getMessage() && !getValue())
     return emitOpError("requires a message or a value");
   return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Result types of the broadcasting binary ops
+//===----------------------------------------------------------------------===//
+
+/// The result of a broadcasting binary op on `lhs` and `rhs`: their element
+/// type, the broadcast of their shapes. Operands that do not broadcast give
+/// lhs's type, which the verifier then rejects with the reason.
+Type mlir::tdsl::inferBroadcastResult(Value lhs, Value rhs) {
+  Type type = getBroadcastType(lhs.getType(), rhs.getType(),
+                               getElementTypeOrSelf(lhs.getType()));
+  return type ? type : lhs.getType();
+}
+
+//===----------------------------------------------------------------------===//
+// Folders and canonicalization patterns of the binary ops
+//===----------------------------------------------------------------------===//
+
+/// Whether `attr` (a constant operand: a scalar or a splat tensor) holds
+/// one value that `isInt` or `isFloat` accepts.
+static bool isConstantWhere(Attribute attr, function_ref<bool(const APInt &)> isInt,
+                            function_ref<bool(const APFloat &)> isFloat) {
+  if (auto splat = dyn_cast_or_null<SplatElementsAttr>(attr))
+    attr = splat.getSplatValue<Attribute>();
+  if (auto i = dyn_cast_or_null<IntegerAttr>(attr))
+    return isInt(i.getValue());
+  if (auto f = dyn_cast_or_null<FloatAttr>(attr))
+    return isFloat(f.getValue());
+  return false;
+}
+
+/// `x op c` -> x when `c` is the op's identity and x has the result's type
+/// (otherwise the op broadcasts x, which folding would lose).
+static OpFoldResult foldIdentity(Operation *op, Value x, Attribute c,
+                                 function_ref<bool(const APInt &)> isInt,
+                                 function_ref<bool(const APFloat &)> isFloat) {
+  if (x.getType() == op->getResult(0).getType() &&
+      isConstantWhere(c, isInt, isFloat))
+    return x;
+  return {};
+}
+
+static bool isIntZero(const APInt &v) { return v.isZero(); }
+static bool isIntOne(const APInt &v) { return v.isOne(); }
+static bool isFloatOne(const APFloat &v) { return v.isExactlyValue(1.0); }
+
+OpFoldResult AddOp::fold(FoldAdaptor adaptor) {
+  // -0.0 is the identity of a float sum (+0.0 would turn -0.0 into +0.0).
+  auto negZero = [](const APFloat &v) { return v.isZero() && v.isNegative(); };
+  if (OpFoldResult r = foldIdentity(*this, getLhs(), adaptor.getRhs(), isIntZero, negZero))
+    return r;
+  return foldIdentity(*this, getRhs(), adaptor.getLhs(), isIntZero, negZero);
+}
+
+OpFoldResult SubOp::fold(FoldAdaptor adaptor) {
+  auto posZero = [](const APFloat &v) { return v.isZero() && !v.isNegative(); };
+  return foldIdentity(*this, getLhs(), adaptor.getRhs(), isIntZero, posZero);
+}
+
+OpFoldResult MulOp::fold(FoldAdaptor adaptor) {
+  if (OpFoldResult r = foldIdentity(*this, getLhs(), adaptor.getRhs(), isIntOne, isFloatOne))
+    return r;
+  return foldIdentity(*this, getRhs(), adaptor.getLhs(), isIntOne, isFloatOne);
+}
+
+OpFoldResult DivOp::fold(FoldAdaptor adaptor) {
+  return foldIdentity(*this, getLhs(), adaptor.getRhs(), isIntOne, isFloatOne);
+}
+
+namespace {
+/// `op(fill(c), y)` -> `op(c, y)` when y has the result's type and the fill
+/// a static shape: the scalar broadcasts as the fill did, and no tensor of
+/// c's is made.
+template <typename OpTy>
+struct FillOperandToScalar : OpRewritePattern<OpTy> {
+  using OpRewritePattern<OpTy>::OpRewritePattern;
+  LogicalResult matchAndRewrite(OpTy op, PatternRewriter &rw) const override {
+    Value lhs = op.getLhs(), rhs = op.getRhs();
+    Type result = op.getType();
+    // A fill of run-time size also checks that size against y's: keep it.
+    auto staticFill = [](Value v) {
+      auto fill = v.template getDefiningOp<FillOp>();
+      return fill && fill.getType().hasStaticShape() ? fill : FillOp();
+    };
+    if (auto fill = staticFill(lhs); fill && rhs.getType() == result) {
+      rw.modifyOpInPlace(op, [&] { op.getLhsMutable().assign(fill.getValue()); });
+      return success();
+    }
+    if (auto fill = staticFill(rhs); fill && lhs.getType() == result) {
+      rw.modifyOpInPlace(op, [&] { op.getRhsMutable().assign(fill.getValue()); });
+      return success();
+    }
+    return failure();
+  }
+};
+
+/// Whether every value of `from` converts to `to` exactly, so a later
+/// conversion from `to` gives what a conversion from `from` gives: float
+/// widening, integer widening from a signed type or i1, i1 and i32 to f64.
+bool isExactConversion(Type from, Type to) {
+  if (from == to)
+    return true;
+  if (isa<IndexType>(from) || isa<IndexType>(to))
+    return false;
+  auto fi = dyn_cast<IntegerType>(from), ti = dyn_cast<IntegerType>(to);
+  auto ff = dyn_cast<FloatType>(from), tf = dyn_cast<FloatType>(to);
+  if (ff && tf)
+    return APFloat::isRepresentableAsNormalIn(ff.getFloatSemantics(),
+                                              tf.getFloatSemantics());
+  if (fi && ti)
+    return fi.getWidth() == 1 ||
+           (!fi.isUnsigned() && !ti.isUnsigned() && ti.getWidth() > fi.getWidth());
+  if (fi && tf)
+    return fi.getWidth() == 1 ||
+           (!fi.isUnsigned() &&
+            int(fi.getWidth()) <= int(APFloat::semanticsPrecision(tf.getFloatSemantics())));
+  return false;
+}
+
+/// cast(cast(x : A -> B) -> C) -> cast(x : A -> C) when A -> B is exact.
+struct CastOfExactCast : OpRewritePattern<CastOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(CastOp op, PatternRewriter &rw) const override {
+    auto inner = op.getInput().getDefiningOp<CastOp>();
+    if (!inner || !isExactConversion(getElementTypeOrSelf(inner.getInput()),
+                                     getElementTypeOrSelf(inner.getType())))
+      return failure();
+    rw.modifyOpInPlace(op, [&] { op.getInputMutable().assign(inner.getInput()); });
+    return success();
+  }
+};
+} // namespace
+
+void CastOp::getCanonicalizationPatterns(RewritePatternSet &results,
+                                         MLIRContext *context) {
+  results.add<CastOfExactCast>(context);
 }
 
 #define GET_OP_CLASSES

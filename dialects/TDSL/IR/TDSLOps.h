@@ -22,6 +22,10 @@ LogicalResult getBroadcastShape(ArrayRef<int64_t> lhs, ArrayRef<int64_t> rhs,
 /// tensor. Returns null if the shapes do not broadcast.
 Type getBroadcastType(Type lhs, Type rhs, Type elementType);
 
+/// The result type of a broadcasting binary op (tdsl.add, ...) on `lhs` and
+/// `rhs`: their element type, the broadcast of their shapes.
+Type inferBroadcastResult(Value lhs, Value rhs);
+
 } // namespace mlir::tdsl
 
 #define GET_OP_CLASSES

@@ -56,18 +56,42 @@ class TDSL_BinaryOp<string mnemonic, string what,
   let assemblyFormat = [{
     $lhs `,` $rhs attr-dict `:` type($lhs) `,` type($rhs) `->` type($result)
   }];
+  // The result type inferred: the operands' element type, the broadcast of
+  // their shapes (for code that builds ops, such as differentiation; the
+  // front end gives its own, sometimes more static, type).
+  let builders = [
+    OpBuilder<(ins "::mlir::Value":$lhs, "::mlir::Value":$rhs), [{
+      build($_builder, $_state, inferBroadcastResult(lhs, rhs), lhs, rhs);
+    }]>
+  ];
   let hasVerifier = 1;
+  // A fill operand becomes its scalar (broadcast the same way).
+  let hasCanonicalizer = 1;
   let extraClassDefinition = [{
     ::llvm::LogicalResult $cppClass::verify() {
       return verifyBroadcastingElementwise(*this);
     }
+    void $cppClass::getCanonicalizationPatterns(
+        ::mlir::RewritePatternSet &results, ::mlir::MLIRContext *context) {
+      results.add<FillOperandToScalar<$cppClass>>(context);
+    }
   }];
 }
 
-def TDSL_AddOp : TDSL_BinaryOp<"add", "addition", TDSL_ScalarOrTensor, [Commutative]>;
-def TDSL_SubOp : TDSL_BinaryOp<"sub", "subtraction">;
-def TDSL_MulOp : TDSL_BinaryOp<"mul", "multiplication", TDSL_ScalarOrTensor, [Commutative]>;
-def TDSL_DivOp : TDSL_BinaryOp<"div", "division">;
+// Folds: x + 0, x - 0, x * 1, x / 1 (0 is -0.0 for a float sum: -0.0 + +0.0
+// is +0.0), when x already has the result's type.
+def TDSL_AddOp : TDSL_BinaryOp<"add", "addition", TDSL_ScalarOrTensor, [Commutative]> {
+  let hasFolder = 1;
+}
+def TDSL_SubOp : TDSL_BinaryOp<"sub", "subtraction"> {
+  let hasFolder = 1;
+}
+def TDSL_MulOp : TDSL_BinaryOp<"mul", "multiplication", TDSL_ScalarOrTensor, [Commutative]> {
+  let hasFolder = 1;
+}
+def TDSL_DivOp : TDSL_BinaryOp<"div", "division"> {
+  let hasFolder = 1;
+}
 def TDSL_RemOp : TDSL_BinaryOp<"rem", "remainder">;
 def TDSL_PowOp : TDSL_BinaryOp<"pow", "power">;
 def TDSL_MaxOp : TDSL_BinaryOp<"max", "maximum", TDSL_ScalarOrTensor, [Commutative]>;
@@ -171,6 +195,8 @@ def TDSL_CastOp : TDSL_Op<"cast", [Pure]> {
   let assemblyFormat = "$input attr-dict `:` type($input) `to` type($result)";
   let hasVerifier = 1;
   let hasFolder = 1;
+  // cast(cast(x)) -> cast(x) when the inner cast is exact (a widening).
+  let hasCanonicalizer = 1;
 }
 
 def TDSL_MatmulOp : TDSL_Op<"matmul", [Pure]> {
