@@ -985,44 +985,52 @@ mlir::Value Generator::genBuiltin(CallExpr &e, Env &env) {
 
 /// Whether some tensor read in `e` has a subscript that is exactly the
 /// index `name` (which then gives that index's range).
+/// Calls `fn` on each expression directly inside `e`: operands, call
+/// arguments, a tensor read's base and subscripts, a reduction's body.
+static void forEachChild(Expr &e, llvm::function_ref<void(Expr &)> fn) {
+  switch (e.kind) {
+  case Expr::Index: {
+    auto &ie = llvm::cast<IndexExpr>(e);
+    fn(*ie.base);
+    for (auto &sub : ie.indices)
+      fn(*sub);
+    return;
+  }
+  case Expr::Unary:
+    return fn(*llvm::cast<UnaryExpr>(e).operand);
+  case Expr::Binary:
+    fn(*llvm::cast<BinaryExpr>(e).lhs);
+    return fn(*llvm::cast<BinaryExpr>(e).rhs);
+  case Expr::Ternary: {
+    auto &t = llvm::cast<TernaryExpr>(e);
+    fn(*t.cond);
+    fn(*t.thenExpr);
+    return fn(*t.elseExpr);
+  }
+  case Expr::Call:
+    for (auto &a : llvm::cast<CallExpr>(e).args)
+      fn(*a.value);
+    return;
+  case Expr::Reduce:
+    return fn(*llvm::cast<ReduceExpr>(e).body);
+  default:
+    return;
+  }
+}
+
 static bool subscriptsDirectly(const Expr &e, llvm::StringRef name) {
   bool found = false;
-  std::function<void(const Expr &)> walk = [&](const Expr &x) {
+  std::function<void(Expr &)> walk = [&](Expr &x) {
     if (found)
       return;
-    switch (x.kind) {
-    case Expr::Index: {
-      auto &ie = llvm::cast<IndexExpr>(x);
-      for (auto &sub : ie.indices) {
+    if (auto *ie = llvm::dyn_cast<IndexExpr>(&x))
+      for (auto &sub : ie->indices) {
         auto *ref = llvm::dyn_cast<VarRefExpr>(sub.get());
         found |= ref && ref->varKind == VarKind::IndexVar && ref->name == name;
-        walk(*sub);
       }
-      walk(*ie.base);
-      return;
-    }
-    case Expr::Unary:
-      return walk(*llvm::cast<UnaryExpr>(x).operand);
-    case Expr::Binary:
-      walk(*llvm::cast<BinaryExpr>(x).lhs);
-      return walk(*llvm::cast<BinaryExpr>(x).rhs);
-    case Expr::Ternary: {
-      auto &t = llvm::cast<TernaryExpr>(x);
-      walk(*t.cond);
-      walk(*t.thenExpr);
-      return walk(*t.elseExpr);
-    }
-    case Expr::Call:
-      for (auto &a : llvm::cast<CallExpr>(x).args)
-        walk(*a.value);
-      return;
-    case Expr::Reduce:
-      return walk(*llvm::cast<ReduceExpr>(x).body);
-    default:
-      return;
-    }
+    forEachChild(x, walk);
   };
-  walk(e);
+  walk(const_cast<Expr &>(e));
   return found;
 }
 
@@ -1189,9 +1197,8 @@ bool Generator::addRangeCarriers(Expr &e, IndexFrame &frame, Env &env,
   std::function<void(Expr &)> walk = [&](Expr &x) {
     if (!ok)
       return;
-    switch (x.kind) {
-    case Expr::Index: {
-      auto &ie = llvm::cast<IndexExpr>(x);
+    if (auto *read = llvm::dyn_cast<IndexExpr>(&x)) {
+      auto &ie = *read;
       bool direct = llvm::any_of(ie.indices, [&](auto &sub) {
         return directDim(*sub).has_value();
       });
@@ -1219,30 +1226,8 @@ bool Generator::addRangeCarriers(Expr &e, IndexFrame &frame, Env &env,
         maps.push_back(mlir::AffineMap::get(frame.dims.size(), 0, results, &ctx));
         inputExprs.push_back(nullptr);
       }
-      for (auto &sub : ie.indices)
-        walk(*sub);
-      return;
     }
-    case Expr::Unary:
-      return walk(*llvm::cast<UnaryExpr>(x).operand);
-    case Expr::Binary:
-      walk(*llvm::cast<BinaryExpr>(x).lhs);
-      return walk(*llvm::cast<BinaryExpr>(x).rhs);
-    case Expr::Ternary: {
-      auto &t = llvm::cast<TernaryExpr>(x);
-      walk(*t.cond);
-      walk(*t.thenExpr);
-      return walk(*t.elseExpr);
-    }
-    case Expr::Call:
-      for (auto &a : llvm::cast<CallExpr>(x).args)
-        walk(*a.value);
-      return;
-    case Expr::Reduce:
-      return walk(*llvm::cast<ReduceExpr>(x).body);
-    default:
-      return;
-    }
+    forEachChild(x, walk);
   };
   walk(e);
   return ok;

@@ -6,23 +6,6 @@
 
 #include <memory>
 
-namespace mlir {
-class DialectRegistry;
-namespace affine { class AffineDialect; }
-namespace arith { class ArithDialect; }
-namespace bufferization { class BufferizationDialect; }
-namespace cf { class ControlFlowDialect; }
-namespace func { class FuncDialect; }
-namespace gpu { class GPUDialect; class GPUModuleOp; }
-namespace linalg { class LinalgDialect; }
-namespace LLVM { class LLVMDialect; }
-namespace math { class MathDialect; }
-namespace memref { class MemRefDialect; }
-namespace scf { class SCFDialect; }
-namespace tensor { class TensorDialect; }
-namespace vector { class VectorDialect; }
-} // namespace mlir
-
 namespace tdsl {
 
 #define GEN_PASS_DECL
