@@ -145,6 +145,35 @@ LogicalResult serializeForall(RewriterBase &rw, scf::ForallOp op) {
   return success();
 }
 
+/// A kernel whose result is unused but whose body checks subscripts (it
+/// may stop the program) would lose its operands to canonicalization, and
+/// with them its loops' bounds; as loops, its checks stay and the rest is
+/// dead code.
+/// Whether nothing observes `op`'s results: each use is by a pure op
+/// without regions whose results are unobserved in turn (the tensor.insert
+/// of an update that nothing reads).
+bool isUnobserved(Operation *op, unsigned depth = 0) {
+  if (depth > 8)
+    return false;
+  for (Operation *user : op->getUsers())
+    if (!isPure(user) || user->getNumRegions() ||
+        user->hasTrait<OpTrait::IsTerminator>() ||
+        !isUnobserved(user, depth + 1))
+      return false;
+  return true;
+}
+
+bool isUnusedWithChecks(linalg::LinalgOp op) {
+  if (!op.hasPureTensorSemantics() || !isUnobserved(op))
+    return false;
+  // A run-time check: an scf.if marked tdsl.check (it calls tdsl_fatal).
+  WalkResult r = op->walk([&](scf::IfOp check) {
+    return check->hasAttr("tdsl.check") ? WalkResult::interrupt()
+                                        : WalkResult::advance();
+  });
+  return r.wasInterrupted();
+}
+
 struct LowerNestedLinalgPass
     : ::tdsl::impl::LowerNestedLinalgBase<LowerNestedLinalgPass> {
   void runOnOperation() override {
@@ -152,7 +181,7 @@ struct LowerNestedLinalgPass
     // ops (a matrix product, a fill in a body) become generics first.
     SmallVector<linalg::LinalgOp> nested;
     getOperation().walk<WalkOrder::PostOrder>([&](linalg::LinalgOp op) {
-      if (op->getParentOfType<linalg::LinalgOp>())
+      if (op->getParentOfType<linalg::LinalgOp>() || isUnusedWithChecks(op))
         nested.push_back(op);
     });
     IRRewriter rw(&getContext());

@@ -94,6 +94,9 @@ def LowerNestedLinalg : Pass<"tdsl-lower-nested-linalg", "mlir::ModuleOp"> {
     `tensor.insert`, `insert_slice` or a loop's initial value) gets a copy
     made in the body (`bufferization.alloc_tensor() copy(%t)`): updated in
     place, later iterations would read earlier ones' writes.
+    A kernel whose result is unused but whose body checks its subscripts
+    becomes loops too: canonicalization would drop its unused operands, and
+    with them its loop bounds, but not its checks.
 
     ```mlir
     // before (inside an outer linalg.generic body)
