@@ -127,7 +127,11 @@ class Gen(UpdateBuilders):
         out = []
         for name, b in self.visible(env).items():
             t = b.val.t
-            if not t.is_tensor or b.kind != 'var' or self.meta(b).keys is None:
+            keys = self.meta(b).keys
+            # A name whose keys no longer match its value (seeds 21893,
+            # 51819: rebound with another rank) is not read as a tensor.
+            if not t.is_tensor or b.kind != 'var' or keys is None or \
+                    len(keys) != t.rank or len(keys) > b.val.a.ndim:
                 continue
             if dtype and t.dtype != dtype or rank and t.rank != rank:
                 continue
@@ -478,8 +482,8 @@ class Gen(UpdateBuilders):
             tensor = r.choice(same if same and r.chance(0.7) else ts)
         name, b = tensor
         keys = self.meta(b).keys
-        if keys is None or len(keys) != b.val.a.ndim:
-            return None  # a name whose keys no longer match its value (seed 21893)
+        if keys is None or len(keys) > b.val.a.ndim:
+            return None  # see tensors()
         subs = []
         for d, k in enumerate(keys):
             n = b.val.a.shape[d]
