@@ -7,6 +7,7 @@
 #ifndef TDSL_FRONTEND_AST_H
 #define TDSL_FRONTEND_AST_H
 
+#include "compiler/Frontend/Builtins.h"
 #include "compiler/Frontend/Types.h"
 
 #include "llvm/ADT/StringRef.h"
@@ -134,6 +135,8 @@ struct CallExpr : Expr {
   std::vector<CallArg> args;
   /// Set by Sema: the user function called, or null for a built-in.
   FunctionDecl *target = nullptr;
+  /// Set by Sema: the built-in called, or None for a user function.
+  Builtin builtin = Builtin::None;
   std::string qualifiedName() const {
     return module.empty() ? callee : module + "." + callee;
   }

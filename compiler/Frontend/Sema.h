@@ -26,9 +26,6 @@ struct Program {
 /// Returns failure when an error was reported; warnings do not fail.
 bool checkProgram(Program &program, DiagEngine &diags);
 
-/// Names the front end treats as built-in functions.
-bool isBuiltinFunction(llvm::StringRef name);
-
 } // namespace tdsl
 
 #endif // TDSL_FRONTEND_SEMA_H

@@ -1,5 +1,6 @@
 //===- TokenMutator.cpp - Mutations of .tdsl text by whole tokens ---------===//
 #include "tools/tdsl-fuzz/TokenMutator.h"
+#include "compiler/Frontend/Builtins.h"
 #include "compiler/Frontend/Lexer.h"
 
 #include "llvm/Support/MemoryBuffer.h"
@@ -11,14 +12,11 @@
 
 using namespace tdsl;
 
-/// What a replaced or inserted token may become besides the input's own.
+/// What a replaced or inserted token may become besides the input's own and
+/// the built-ins' names (from the table in Builtins.def).
 static const char *const kWords[] = {
     "fn", "return", "for", "in", "parallel", "reduce", "yield", "if", "else",
-    "import", "true", "false", "f16", "bf16", "f32", "f64", "i1", "i32",
-    "i64", "u64", "sum", "max", "min", "exp", "log", "sqrt", "tanh", "sin",
-    "cos", "floor", "ceil", "sigmoid", "abs", "pow", "zeros", "ones", "full",
-    "arange", "uniform", "normal", "dim", "print", "load", "save", "nn",
-    "math", "(", ")", "[", "]", "{", "}", ",", ":", ";", ".", "..", "->", "?",
+    "import", "true", "false", "nn", "math", "(", ")", "[", "]", "{", "}", ",", ":", ";", ".", "..", "->", "?",
     "=", "+", "-", "*", "/", "%", "@", "==", "!=", "<", "<=", ">", ">=", "&&",
     "||", "!", "0", "1", "2", "3", "7", "1000000", "0.5", "1e3", "\"t.npy\"",
     "i", "j", "k", "n", "x", "A", "N", "\n"};
@@ -49,7 +47,9 @@ size_t tdsl::mutateTokens(uint8_t *data, size_t size, size_t maxSize,
   auto word = [&]() -> std::string {
     if (rng() % 2)
       return spelling(toks[pick(toks.size())]);
-    return kWords[pick(sizeof(kWords) / sizeof(kWords[0]))];
+    size_t n = sizeof(kWords) / sizeof(kWords[0]);
+    size_t k = pick(n + getBuiltinTable().size());
+    return k < n ? kWords[k] : getBuiltinTable()[k - n].name;
   };
   size_t n = toks.size();
   size_t i = pick(n);

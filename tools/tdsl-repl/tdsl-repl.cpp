@@ -5,10 +5,12 @@
 // everything else to a Session.
 //
 //===----------------------------------------------------------------------===//
+#include "compiler/Frontend/Builtins.h"
 #include "compiler/Repl/Session.h"
 #include "compiler/Target/Host.h"
 
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringSet.h"
 #include "llvm/LineEditor/LineEditor.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/CommandLine.h"
@@ -125,12 +127,10 @@ std::optional<std::string> takeInput(std::string &pending, llvm::StringRef line)
   return std::exchange(pending, std::string());
 }
 
-const char *const kKeywords[] = {
-    "fn", "return", "for", "in", "parallel", "reduce", "yield", "if", "else",
-    "import", "true", "false", "f16", "bf16", "f32", "f64", "i1", "i32", "i64",
-    "u64", "exp", "log", "sqrt", "tanh", "sin", "cos", "floor", "ceil",
-    "sigmoid", "abs", "max", "min", "pow", "sum", "zeros", "ones", "full",
-    "arange", "uniform", "normal", "dim", "print", "load", "save"};
+/// Completed besides the built-ins' names (from the table in Builtins.def).
+const char *const kKeywords[] = {"fn",    "return", "for",  "in",
+                                 "parallel", "reduce", "yield", "if",
+                                 "else",  "import", "true", "false"};
 
 void interruptChild(int) {
   if (replChildPid > 0)
@@ -235,6 +235,10 @@ public:
     }
     for (const char *k : kKeywords)
       offer(k);
+    llvm::StringSet<> builtins;
+    for (const BuiltinInfo &b : getBuiltinTable())
+      if (builtins.insert(b.name).second)
+        offer(b.name);
     for (const std::string &n : session.names())
       offer(n);
     return out;

@@ -1,0 +1,392 @@
+//===- SemaBuiltins.cpp - Checks of calls to built-in functions -----------===//
+//
+// Each call is resolved once to its Builtin (Builtins.def) and checked by the
+// rule of its kind.
+//
+//===----------------------------------------------------------------------===//
+#include "compiler/Frontend/SemaChecker.h"
+
+
+using namespace tdsl;
+using namespace tdsl::sema;
+
+bool Checker::resolveTypeArg(Type &t, SMLoc loc, bool allowDynamic) {
+  for (Dim &d : t.shape) {
+    if (d.kind == Dim::Dynamic && !allowDynamic) {
+      diags.error(d.origin, "the size of this dimension is unknown; give a "
+                            "number or an integer variable");
+      return false;
+    }
+    if (d.kind != Dim::Symbol)
+      continue;
+    VarInfo *v = lookup(d.symbol);
+    if (!v) {
+      diags.error(d.origin, "use of undeclared name '" + d.symbol +
+                                "' as a dimension");
+      return false;
+    }
+    v->used = true;
+    if (v->kind == VarKind::DimSymbol)
+      continue; // stays symbolic
+    if (v->kind == VarKind::IndexVar) {
+      diags.error(d.origin, "index variable '" + d.symbol +
+                                "' cannot be the size of a dimension");
+      return false;
+    }
+    if (v->type.isTensor || !isIntKind(v->type.elem)) {
+      diags.error(d.origin, "dimension '" + d.symbol +
+                                "' must be an integer scalar, not " +
+                                v->type.str());
+      return false;
+    }
+    // A run-time size.
+    SMLoc origin = d.origin;
+    d = Dim::getDynamic(origin);
+  }
+  return true;
+}
+
+static bool isTypeArg(const CallExpr &e, size_t i) {
+  return i < e.args.size() && llvm::isa<TypeArgExpr>(e.args[i].value.get());
+}
+
+static const Type &typeArg(const CallExpr &e, size_t i) {
+  return llvm::cast<TypeArgExpr>(e.args[i].value.get())->spec;
+}
+
+static ElemKind conversionTarget(Builtin b) {
+  switch (b) {
+  case Builtin::ToF16: return ElemKind::F16;
+  case Builtin::ToBF16: return ElemKind::BF16;
+  case Builtin::ToF32: return ElemKind::F32;
+  case Builtin::ToF64: return ElemKind::F64;
+  case Builtin::ToI1: return ElemKind::I1;
+  case Builtin::ToI32: return ElemKind::I32;
+  case Builtin::ToI64: return ElemKind::I64;
+  case Builtin::ToU64: return ElemKind::U64;
+  default: return ElemKind::Error;
+  }
+}
+
+Type Checker::checkBuiltin(CallExpr &e) {
+  // Every argument is checked, so that each one's errors are reported.
+  bool argError = false;
+  for (CallArg &a : e.args) {
+    if (llvm::isa<TypeArgExpr>(a.value.get())) {
+      a.value->type = Type::voidTy();
+      continue;
+    }
+    if (llvm::isa<StringLitExpr>(a.value.get())) {
+      a.value->type = Type::scalar(ElemKind::String);
+      continue;
+    }
+    argError |= check(*a.value).isError();
+  }
+  if (argError)
+    return Type::error();
+  unsigned lo, hi;
+  e.builtin = lookupBuiltin(e.callee, e.args.size(), lo, hi);
+  if (e.builtin == Builtin::None) {
+    reportBuiltinArity(e, lo, hi);
+    return Type::error();
+  }
+  switch (getBuiltinInfo(e.builtin).kind) {
+  case BuiltinKind::FloatMath:
+  case BuiltinKind::NumericMath:
+    return checkMathBuiltin(e);
+  case BuiltinKind::Binary:
+    return checkBinaryBuiltin(e);
+  case BuiltinKind::Reduce:
+    return checkReduceBuiltin(e);
+  case BuiltinKind::Convert:
+    return checkConversion(e);
+  case BuiltinKind::Fill:
+    return checkFill(e);
+  case BuiltinKind::Arange:
+    return checkArange(e);
+  case BuiltinKind::Random:
+    return checkRandom(e);
+  case BuiltinKind::Dim:
+    return checkDimBuiltin(e);
+  case BuiltinKind::Print:
+    return checkPrint(e);
+  case BuiltinKind::Load:
+    return checkLoad(e);
+  case BuiltinKind::Save:
+    return checkSave(e);
+  }
+  llvm_unreachable("unhandled BuiltinKind");
+}
+
+void Checker::reportBuiltinArity(CallExpr &e, unsigned lo, unsigned hi) {
+  StringRef name = e.callee;
+  size_t n = e.args.size();
+  if (hi == kVariadic) {
+    diags.error(e.loc, "'" + name + "' needs at least " +
+                           (lo == 1 ? Twine("one argument")
+                                    : Twine(lo) + " arguments"));
+    return;
+  }
+  diags.error(e.loc, "'" + name + "' takes " +
+                         (lo == hi ? Twine(lo) : Twine(lo) + " to " + Twine(hi)) +
+                         " argument" + (hi == 1 ? "" : "s") + " but " +
+                         Twine(n) + (n == 1 ? " was given" : " were given"));
+  if (name == "sum" && n == 2)
+    diags.note(e.loc, "to sum along one axis, use index notation: "
+                      "`s[j] = sum(i) x[i, j]` sums the rows of x");
+}
+
+bool Checker::builtinValueArg(CallExpr &e, size_t i, StringRef what) {
+  Expr &a = *e.args[i].value;
+  if (llvm::isa<TypeArgExpr>(&a) || llvm::isa<StringLitExpr>(&a)) {
+    diags.error(a.loc, "argument " + Twine(i + 1) + " of '" + e.callee +
+                           "' must be " + what);
+    return false;
+  }
+  return true;
+}
+
+Type Checker::checkMathBuiltin(CallExpr &e) {
+  StringRef name = e.callee;
+  bool floatMath = getBuiltinInfo(e.builtin).kind == BuiltinKind::FloatMath;
+  if (!builtinValueArg(e, 0, "a number or a tensor"))
+    return Type::error();
+  Expr &a = *e.args[0].value;
+  if (isLiteralKind(a.type.elem))
+    settle(a, floatMath ? ElemKind::F32 : defaultKind(a.type.elem));
+  if (!isNumericKind(a.type.elem) || (floatMath && !isFloatKind(a.type.elem))) {
+    diags.error(a.loc, "'" + name + "' needs a " +
+                           (floatMath ? "floating-point" : "numeric") +
+                           " argument, not " + a.type.str() +
+                           (floatMath ? "; convert with f32(x)" : ""));
+    return Type::error();
+  }
+  return a.type;
+}
+
+Type Checker::checkBinaryBuiltin(CallExpr &e) {
+  StringRef name = e.callee;
+  bool isPow = e.builtin == Builtin::Pow;
+  if (!builtinValueArg(e, 0, "a number or a tensor") ||
+      !builtinValueArg(e, 1, "a number or a tensor"))
+    return Type::error();
+  Expr &a = *e.args[0].value, &b = *e.args[1].value;
+  ElemKind elem;
+  if (!unifyElem(a, b, elem, e.loc, "'" + name.str() + "'"))
+    return Type::error();
+  if (isLiteralKind(elem)) {
+    elem = isPow ? ElemKind::F32 : defaultKind(elem);
+    settle(a, elem);
+    settle(b, elem);
+  }
+  if (!isNumericKind(elem) || (isPow && !isFloatKind(elem))) {
+    diags.error(e.loc, "'" + name + "' needs " +
+                           (isPow ? "floating-point" : "numeric") +
+                           " arguments, not " + a.type.str() + " and " +
+                           b.type.str());
+    return Type::error();
+  }
+  return broadcast(a.type, b.type, elem, e.loc, "'" + name.str() + "'");
+}
+
+Type Checker::checkReduceBuiltin(CallExpr &e) {
+  StringRef name = e.callee;
+  if (!builtinValueArg(e, 0, "a tensor"))
+    return Type::error();
+  Expr &a = *e.args[0].value;
+  if (!a.type.isTensor || !isNumericKind(a.type.elem)) {
+    diags.error(a.loc, "'" + name + "' of one argument reduces a numeric "
+                           "tensor, not " + a.type.str() +
+                           "; for index notation write " + name + "(i) x[i]");
+    return Type::error();
+  }
+  return a.type.elementType();
+}
+
+Type Checker::checkConversion(CallExpr &e) {
+  ElemKind conv = conversionTarget(e.builtin);
+  if (!builtinValueArg(e, 0, "a number or a tensor"))
+    return Type::error();
+  Expr &a = *e.args[0].value;
+  // Literals take the target type itself, so that f64(0.1) and
+  // f64([0.1, 0.2]) are the doubles nearest 0.1 and 0.2, not f32 values
+  // widened.
+  if (isFloatKind(conv) || (a.type.elem == ElemKind::IntLit && isIntKind(conv)))
+    settle(a, conv);
+  if (auto *lit = llvm::dyn_cast<TensorLitExpr>(&a); lit && isFloatKind(conv))
+    retypeTensorLit(*lit, conv);
+  settleDefault(a);
+  if (!isNumericKind(a.type.elem) && a.type.elem != ElemKind::I1) {
+    diags.error(a.loc, "cannot convert a value of type " + a.type.str() +
+                           " to " + e.callee);
+    return Type::error();
+  }
+  return a.type.withElem(conv);
+}
+
+Type Checker::checkFill(CallExpr &e) {
+  StringRef name = e.callee;
+  bool isFull = e.builtin == Builtin::Full;
+  if (!isTypeArg(e, 0)) {
+    diags.error(e.args[0].value->loc, "the first argument of '" + name +
+                                          "' is a type, e.g. " + name +
+                                          "(f32[3, 4]" +
+                                          (isFull ? ", 1.5)" : ")"));
+    return Type::error();
+  }
+  Type t = typeArg(e, 0);
+  if (!resolveTypeArg(t, e.args[0].value->loc, false))
+    return Type::error();
+  if (isFull) {
+    if (!builtinValueArg(e, 1, "a scalar"))
+      return Type::error();
+    Expr &v = *e.args[1].value;
+    if (!coerce(v, t.elem, "'full'"))
+      return Type::error();
+    if (v.type.isTensor || v.type.elem != t.elem) {
+      diags.error(v.loc, "the fill value of 'full' must be a " +
+                             Twine(getElemKindName(t.elem)) + " scalar, not " +
+                             v.type.str());
+      return Type::error();
+    }
+  } else if (t.elem == ElemKind::I1 && e.builtin == Builtin::Ones) {
+    diags.error(e.loc, "'ones' of i1 is not defined; use full(i1[...], true)");
+    return Type::error();
+  }
+  return t;
+}
+
+Type Checker::checkArange(CallExpr &e) {
+  if (isTypeArg(e, 0)) {
+    Type t = typeArg(e, 0);
+    if (!t.isTensor || t.rank() != 1 || !isNumericKind(t.elem)) {
+      diags.error(e.args[0].value->loc,
+                  "'arange' makes a 1-D numeric tensor, not " + t.str());
+      return Type::error();
+    }
+    if (!resolveTypeArg(t, e.args[0].value->loc, false))
+      return Type::error();
+    return t;
+  }
+  Expr &n = *e.args[0].value;
+  if (!expectScalarInt(n, "the size of 'arange'"))
+    return Type::error();
+  if (auto *lit = llvm::dyn_cast<IntLitExpr>(&n)) {
+    if (lit->value == 0) {
+      diags.error(n.loc, "'arange' needs a positive size");
+      return Type::error();
+    }
+    return Type::tensor(ElemKind::I64, {Dim::getStatic(lit->value, n.loc)});
+  }
+  return Type::tensor(ElemKind::I64, {Dim::getDynamic(n.loc)});
+}
+
+/// uniform(seed, counter), uniform(f64, seed, counter), uniform(f32[..], seed).
+Type Checker::checkRandom(CallExpr &e) {
+  StringRef name = e.callee;
+  Type result = Type::scalar(ElemKind::F32);
+  size_t first = 0;
+  if (isTypeArg(e, 0)) {
+    result = typeArg(e, 0);
+    if (result.elem != ElemKind::F32 && result.elem != ElemKind::F64) {
+      diags.error(e.args[0].value->loc, "'" + name + "' makes f32 or f64 "
+                                        "values, not " + result.str());
+      return Type::error();
+    }
+    if (!resolveTypeArg(result, e.args[0].value->loc, false))
+      return Type::error();
+    first = 1;
+  }
+  size_t want = result.isTensor ? first + 1 : first + 2;
+  if (e.args.size() != want) {
+    diags.error(e.loc, result.isTensor
+                           ? "'" + name + "' of a tensor type takes the type "
+                             "and a seed: " + name + "(f32[4, 4], seed)"
+                           : "'" + name + "' takes a seed and a counter: " +
+                                 name + "(seed, i)");
+    return Type::error();
+  }
+  for (size_t i = first; i < e.args.size(); ++i) {
+    if (!builtinValueArg(e, i, "an integer"))
+      return Type::error();
+    Expr &a = *e.args[i].value;
+    bool isSeed = i == first;
+    if (!expectScalarInt(a, isSeed ? "the seed" : "the counter"))
+      return Type::error();
+    if (llvm::isa<IntLitExpr>(&a) && isSeed)
+      a.type.elem = ElemKind::U64;
+  }
+  return result;
+}
+
+Type Checker::checkDimBuiltin(CallExpr &e) {
+  if (!builtinValueArg(e, 0, "a tensor"))
+    return Type::error();
+  Expr &t = *e.args[0].value;
+  auto *k = llvm::dyn_cast<IntLitExpr>(e.args[1].value.get());
+  if (!t.type.isTensor) {
+    diags.error(t.loc, "'dim' needs a tensor, not " + t.type.str());
+    return Type::error();
+  }
+  if (!k || k->value >= t.type.rank()) {
+    diags.error(e.args[1].value->loc,
+                "the axis of 'dim' must be an integer constant below " +
+                    Twine(t.type.rank()) + " for " + t.type.str());
+    return Type::error();
+  }
+  settle(*k, ElemKind::I64);
+  return Type::scalar(ElemKind::I64);
+}
+
+Type Checker::checkPrint(CallExpr &e) {
+  for (CallArg &arg : e.args) {
+    Expr &a = *arg.value;
+    if (llvm::isa<TypeArgExpr>(&a)) {
+      diags.error(a.loc, "cannot print a type");
+      return Type::error();
+    }
+    if (a.type.isVoid()) {
+      diags.error(a.loc, "cannot print an expression with no value");
+      return Type::error();
+    }
+    settleDefault(a);
+  }
+  return Type::voidTy();
+}
+
+Type Checker::checkLoad(CallExpr &e) {
+  if (!llvm::isa<StringLitExpr>(e.args[0].value.get())) {
+    diags.error(e.args[0].value->loc, "the path given to 'load' must be a "
+                                      "string literal");
+    return Type::error();
+  }
+  if (!isTypeArg(e, 1) || !typeArg(e, 1).isTensor) {
+    diags.error(e.args[1].value->loc, "'load' needs the tensor type it "
+                                      "reads, e.g. load(\"x.npy\", f32[?, 64])");
+    return Type::error();
+  }
+  Type t = typeArg(e, 1);
+  for (Dim &d : t.shape)
+    if (d.kind == Dim::Symbol) {
+      diags.error(d.origin, "dimensions of a loaded tensor are numbers or "
+                            "'?', not names");
+      return Type::error();
+    }
+  return t;
+}
+
+Type Checker::checkSave(CallExpr &e) {
+  if (!llvm::isa<StringLitExpr>(e.args[0].value.get())) {
+    diags.error(e.args[0].value->loc, "the path given to 'save' must be a "
+                                      "string literal");
+    return Type::error();
+  }
+  if (!builtinValueArg(e, 1, "a tensor"))
+    return Type::error();
+  Expr &v = *e.args[1].value;
+  if (!v.type.isTensor) {
+    diags.error(v.loc, "'save' writes a tensor, not " + v.type.str());
+    return Type::error();
+  }
+  return Type::voidTy();
+}

@@ -1,0 +1,149 @@
+//===- Generator.h - The generator shared by MLIRGen's files ---*- C++ -*-===//
+//
+// Internal to MLIRGen: the state of one lowering of a checked program to the
+// tdsl dialect, split over MLIRGen.cpp (functions, statements, expressions),
+// MLIRGenIndex.cpp (index notation) and MLIRGenBuiltins.cpp (built-ins).
+//
+//===----------------------------------------------------------------------===//
+#ifndef TDSL_MLIRGEN_GENERATOR_H
+#define TDSL_MLIRGEN_GENERATOR_H
+
+#include "compiler/Frontend/Sema.h"
+#include "dialects/TDSL/IR/TDSLOps.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinOps.h"
+
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/StringMap.h"
+
+namespace tdsl::mlirgen {
+
+using llvm::SMLoc;
+using llvm::StringRef;
+namespace t = mlir::tdsl;
+
+
+using Env = llvm::StringMap<mlir::Value>;
+
+/// The loops of one tdsl.index_gen under construction.
+/// A read that an input of an index_gen makes on every iteration but that
+/// no subscript check covers: it must be in range unless no iteration runs.
+struct PendingGuard {
+  mlir::Value tensor;
+  unsigned dim;
+  mlir::Value index;
+  std::string message;
+  mlir::Location loc;
+};
+
+struct IndexFrame {
+  std::vector<std::string> dims;
+  /// Values that stand for expressions inside the region (block arguments,
+  /// or values computed outside and captured).
+  llvm::DenseMap<const Expr *, mlir::Value> leaves;
+  std::vector<PendingGuard> guards;
+  /// The op's region, once built: an index of this frame read inside a
+  /// nested op is made here, where it means this op's loop.
+  mlir::Block *block = nullptr;
+};
+
+/// How a subscript of a tensor read inside index notation is generated.
+enum class SubscriptKind {
+  Direct,    // an index variable of the op: an affine map result
+  Constant,  // an integer literal: an affine constant
+  Invariant, // no index variable of the op: computed once, before the op
+  Computed,  // computed from index variables: read inside the region
+};
+
+class Generator {
+public:
+  Generator(mlir::MLIRContext &ctx, Program &program, DiagEngine &diags)
+      : ctx(ctx), program(program), diags(diags), builder(&ctx) {}
+
+  mlir::OwningOpRef<mlir::ModuleOp> run();
+
+private:
+  // Locations and types.
+  mlir::Location loc(SMLoc l);
+  mlir::Type elemType(ElemKind k);
+  mlir::Type toMLIR(const Type &t);
+  mlir::Value castTo(mlir::Value v, mlir::Type to, mlir::Location l);
+  mlir::Value toIndex(mlir::Value v, mlir::Location l) {
+    return castTo(v, builder.getIndexType(), l);
+  }
+  mlir::Value toI64(mlir::Value v, mlir::Location l) {
+    return castTo(v, builder.getI64Type(), l);
+  }
+  void checkSymbolicDims(mlir::Value v, const Type &type, Env &env,
+                         mlir::Location l, llvm::StringRef what);
+  bool fail(SMLoc l, const llvm::Twine &msg) {
+    diags.error(l, msg);
+    failed = true;
+    return false;
+  }
+
+  // Declarations and statements.
+  void genFunction(FunctionDecl &fn);
+  bool genBlock(StmtList &body, Env &env);
+  bool genStmt(Stmt &s, Env &env);
+  bool genUpdate(IndexDefStmt &def, Env &env);
+  bool genFor(ForStmt &f, Env &env);
+  bool genIf(IfStmt &s, Env &env);
+
+  // Expressions.
+  mlir::Value gen(Expr &e, Env &env);
+  mlir::Value genConstant(Expr &e);
+  mlir::Value genBinary(BinaryExpr &e, Env &env);
+  mlir::Value genCall(CallExpr &e, Env &env);
+  mlir::Value genBuiltin(CallExpr &e, Env &env);
+  mlir::Value genMathBuiltin(CallExpr &e, Env &env);
+  mlir::Value genReduceAll(CallExpr &e, Env &env);
+  mlir::Value genFill(CallExpr &e, Env &env);
+  mlir::Value genRandom(CallExpr &e, Env &env);
+  void genPrint(CallExpr &e, Env &env);
+  mlir::Value genTensorLit(TensorLitExpr &e);
+  mlir::Value genParallelFor(ParallelForExpr &e, Env &env);
+  mlir::Value genSubscript(IndexExpr &e, Env &env);
+  llvm::SmallVector<mlir::Value> dynamicSizes(const Type &spec, Env &env,
+                                              mlir::Location l);
+
+  // Index notation.
+  mlir::Value genIndexGen(llvm::ArrayRef<std::string> parallelDims,
+                          const ReduceExpr *root, Expr &body, Env &env,
+                          SMLoc at, const Type &resultType,
+                          mlir::Value shapeSource = {});
+  bool collectInputs(Expr &e, IndexFrame &frame, Env &env,
+                     llvm::SmallVectorImpl<mlir::Value> &inputs,
+                     llvm::SmallVectorImpl<mlir::AffineMap> &maps,
+                     llvm::SmallVectorImpl<const Expr *> &inputExprs);
+  bool collectAccess(IndexExpr &e, IndexFrame &frame, Env &env,
+                     llvm::SmallVectorImpl<mlir::Value> &inputs,
+                     llvm::SmallVectorImpl<mlir::AffineMap> &maps,
+                     llvm::SmallVectorImpl<const Expr *> &inputExprs);
+  bool addRangeCarriers(Expr &e, IndexFrame &frame, Env &env,
+                        llvm::SmallVectorImpl<mlir::Value> &inputs,
+                        llvm::SmallVectorImpl<mlir::AffineMap> &maps,
+                        llvm::SmallVectorImpl<const Expr *> &inputExprs);
+  void emitGuards(IndexFrame &frame, llvm::ArrayRef<mlir::Value> inputs,
+                  llvm::ArrayRef<mlir::AffineMap> maps, mlir::Location l);
+  bool usesIndex(const Expr &e, const IndexFrame &frame) const;
+  SubscriptKind classify(const Expr &s, const IndexFrame &frame) const;
+  std::string outOfRange(const IndexExpr &e, unsigned d) const {
+    return "subscript " + std::to_string(d) +
+           " is out of range for a tensor of type " + e.base->type.str();
+  }
+
+  mlir::MLIRContext &ctx;
+  Program &program;
+  DiagEngine &diags;
+  mlir::OpBuilder builder;
+  mlir::ModuleOp module;
+  FunctionDecl *currentFn = nullptr;
+  std::vector<IndexFrame *> indexFrames;
+  bool failed = false;
+};
+
+} // namespace tdsl::mlirgen
+
+#endif // TDSL_MLIRGEN_GENERATOR_H

@@ -1,0 +1,204 @@
+//===- MLIRGenBuiltins.cpp - Calls to built-in functions ------------------===//
+//
+// Each call carries the Builtin that Sema resolved (Builtins.def); this
+// switches on it to build the tdsl op.
+//
+//===----------------------------------------------------------------------===//
+#include "compiler/MLIRGen/Generator.h"
+#include "dialects/TDSL/IR/TDSLDialect.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+
+using namespace tdsl;
+using namespace tdsl::mlirgen;
+
+static const Type &typeArg(const CallExpr &e, unsigned i) {
+  return llvm::cast<TypeArgExpr>(e.args[i].value.get())->spec;
+}
+
+static llvm::StringRef stringArg(const CallExpr &e, unsigned i) {
+  return llvm::cast<StringLitExpr>(e.args[i].value.get())->value;
+}
+
+mlir::Value Generator::genBuiltin(CallExpr &e, Env &env) {
+  mlir::Location l = loc(e.loc);
+  mlir::Type rt = toMLIR(e.type);
+  switch (getBuiltinInfo(e.builtin).kind) {
+  case BuiltinKind::FloatMath:
+  case BuiltinKind::NumericMath:
+  case BuiltinKind::Binary:
+    return genMathBuiltin(e, env);
+  case BuiltinKind::Reduce:
+    return genReduceAll(e, env);
+  case BuiltinKind::Convert: {
+    mlir::Value v = gen(*e.args[0].value, env);
+    if (!v)
+      return nullptr;
+    return v.getType() == rt ? v : t::CastOp::create(builder, l, rt, v);
+  }
+  case BuiltinKind::Fill:
+    return genFill(e, env);
+  case BuiltinKind::Arange: {
+    if (llvm::isa<TypeArgExpr>(e.args[0].value.get())) {
+      auto sizes = dynamicSizes(typeArg(e, 0), env, l);
+      return t::ArangeOp::create(builder, l, rt,
+                                 sizes.empty() ? mlir::Value() : sizes[0]);
+    }
+    if (e.type.shape[0].isStatic())
+      return t::ArangeOp::create(builder, l, rt, mlir::Value());
+    mlir::Value n = gen(*e.args[0].value, env);
+    return n ? t::ArangeOp::create(builder, l, rt, toIndex(n, l)) : nullptr;
+  }
+  case BuiltinKind::Random:
+    return genRandom(e, env);
+  case BuiltinKind::Dim: {
+    mlir::Value v = gen(*e.args[0].value, env);
+    if (!v)
+      return nullptr;
+    auto axis = llvm::cast<IntLitExpr>(e.args[1].value.get())->value;
+    return toI64(mlir::tensor::DimOp::create(builder, l, v, (int64_t)axis), l);
+  }
+  case BuiltinKind::Print:
+    genPrint(e, env);
+    return {};
+  case BuiltinKind::Load:
+    return t::LoadOp::create(builder, l, rt, stringArg(e, 0));
+  case BuiltinKind::Save: {
+    mlir::Value v = gen(*e.args[1].value, env);
+    if (!v)
+      return nullptr;
+    t::SaveOp::create(builder, l, v, stringArg(e, 0));
+    return {};
+  }
+  }
+  llvm_unreachable("unhandled BuiltinKind");
+}
+
+/// Adjacent string arguments join the label of the next value printed;
+/// every value but the last continues the line.
+void Generator::genPrint(CallExpr &e, Env &env) {
+  mlir::Location l = loc(e.loc);
+  std::string pending;
+  for (unsigned i = 0; i < e.args.size(); ++i) {
+    bool last = i + 1 == e.args.size();
+    if (auto *s = llvm::dyn_cast<StringLitExpr>(e.args[i].value.get())) {
+      pending += s->value;
+      if (!last) {
+        pending += " ";
+        continue;
+      }
+      t::PrintOp::create(builder, l, mlir::Value(),
+                         builder.getStringAttr(pending), false);
+      return;
+    }
+    mlir::Value v = gen(*e.args[i].value, env);
+    if (!v)
+      return;
+    t::PrintOp::create(builder, l, v,
+                       pending.empty() ? mlir::StringAttr()
+                                       : builder.getStringAttr(pending),
+                       !last);
+    pending = " ";
+  }
+}
+
+mlir::Value Generator::genFill(CallExpr &e, Env &env) {
+  mlir::Location l = loc(e.loc);
+  const Type &spec = typeArg(e, 0);
+  mlir::Value value;
+  if (e.builtin == Builtin::Full) {
+    value = gen(*e.args[1].value, env);
+  } else {
+    mlir::Type et = elemType(spec.elem);
+    int v = e.builtin == Builtin::Ones ? 1 : 0;
+    value = t::ConstantOp::create(
+        builder, l,
+        mlir::isa<mlir::FloatType>(et)
+            ? (mlir::TypedAttr)builder.getFloatAttr(et, v)
+            : builder.getIntegerAttr(et, v));
+  }
+  if (!value)
+    return nullptr;
+  if (!spec.isTensor)
+    return value;
+  return t::FillOp::create(builder, l, toMLIR(e.type), value,
+                           dynamicSizes(spec, env, l));
+}
+
+mlir::Value Generator::genRandom(CallExpr &e, Env &env) {
+  mlir::Location l = loc(e.loc);
+  mlir::Type rt = toMLIR(e.type);
+  t::Distribution dist = e.builtin == Builtin::Uniform
+                             ? t::Distribution::uniform
+                             : t::Distribution::normal;
+  unsigned first = llvm::isa<TypeArgExpr>(e.args[0].value.get()) ? 1 : 0;
+  mlir::Value seed = gen(*e.args[first].value, env);
+  if (!seed)
+    return nullptr;
+  if (!seed.getType().isInteger(64))
+    seed = castTo(seed, builder.getI64Type(), l);
+  if (e.type.isTensor)
+    return t::RandomTensorOp::create(builder, l, rt, dist, seed,
+                                     dynamicSizes(typeArg(e, 0), env, l));
+  mlir::Value ctr = gen(*e.args[first + 1].value, env);
+  if (!ctr)
+    return nullptr;
+  ctr = castTo(ctr, builder.getI64Type(), l);
+  return t::RandomOp::create(builder, l, rt, dist, seed, ctr);
+}
+
+/// sum/max/min of a whole tensor: an index_gen whose every loop reduces.
+mlir::Value Generator::genReduceAll(CallExpr &e, Env &env) {
+  mlir::Location l = loc(e.loc);
+  mlir::Value v = gen(*e.args[0].value, env);
+  if (!v)
+    return nullptr;
+  auto tt = mlir::cast<mlir::RankedTensorType>(v.getType());
+  unsigned rank = tt.getRank();
+  mlir::AffineMap in = builder.getMultiDimIdentityMap(rank);
+  mlir::AffineMap out = mlir::AffineMap::get(rank, 0, {}, &ctx);
+  llvm::SmallVector<t::IteratorType> iters(rank, t::IteratorType::reduction);
+  t::CombinerKind kind = e.builtin == Builtin::Sum    ? t::CombinerKind::sum
+                         : e.builtin == Builtin::MaxAll ? t::CombinerKind::max
+                                                        : t::CombinerKind::min;
+  auto op = t::IndexGenOp::create(builder, l, toMLIR(e.type), mlir::ValueRange{v},
+                                  llvm::ArrayRef<mlir::AffineMap>{in, out},
+                                  iters, kind);
+  mlir::OpBuilder::InsertionGuard guard(builder);
+  mlir::Block *body = &op.getRegion().front();
+  builder.setInsertionPointToEnd(body);
+  t::YieldOp::create(builder, l, body->getArgument(0));
+  return op.getResult();
+}
+
+mlir::Value Generator::genMathBuiltin(CallExpr &e, Env &env) {
+  mlir::Location l = loc(e.loc);
+  mlir::Type rt = toMLIR(e.type);
+  llvm::SmallVector<mlir::Value, 2> v;
+  for (CallArg &a : e.args) {
+    v.push_back(gen(*a.value, env));
+    if (!v.back())
+      return nullptr;
+  }
+  switch (e.builtin) {
+  case Builtin::Exp: return t::ExpOp::create(builder, l, rt, v[0]);
+  case Builtin::Log: return t::LogOp::create(builder, l, rt, v[0]);
+  case Builtin::Sqrt: return t::SqrtOp::create(builder, l, rt, v[0]);
+  case Builtin::Tanh: return t::TanhOp::create(builder, l, rt, v[0]);
+  case Builtin::Sin: return t::SinOp::create(builder, l, rt, v[0]);
+  case Builtin::Cos: return t::CosOp::create(builder, l, rt, v[0]);
+  case Builtin::Floor: return t::FloorOp::create(builder, l, rt, v[0]);
+  case Builtin::Ceil: return t::CeilOp::create(builder, l, rt, v[0]);
+  case Builtin::Sigmoid: return t::SigmoidOp::create(builder, l, rt, v[0]);
+  case Builtin::Abs: return t::AbsOp::create(builder, l, rt, v[0]);
+  case Builtin::Pow: return t::PowOp::create(builder, l, rt, v[0], v[1]);
+  case Builtin::Max: return t::MaxOp::create(builder, l, rt, v[0], v[1]);
+  case Builtin::Min: return t::MinOp::create(builder, l, rt, v[0], v[1]);
+  default:
+    llvm_unreachable("not an element-wise math built-in");
+  }
+}

@@ -1,0 +1,464 @@
+//===- MLIRGenIndex.cpp - Index notation to tdsl.index_gen ----------------===//
+//
+// A definition or reduction by index notation becomes one tdsl.index_gen:
+// its inputs and their affine maps come from the subscripts (direct,
+// constant, loop-invariant or computed), and reads that no subscript check
+// covers get guards before the op.
+//
+//===----------------------------------------------------------------------===//
+#include "compiler/MLIRGen/Generator.h"
+#include "dialects/TDSL/IR/TDSLDialect.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+
+using namespace tdsl;
+using namespace tdsl::mlirgen;
+
+#include <functional>
+
+//===----------------------------------------------------------------------===//
+// Index notation
+//===----------------------------------------------------------------------===//
+
+/// Calls `fn` on each expression directly inside `e`: operands, call
+/// arguments, a tensor read's base and subscripts, a reduction's body.
+static void forEachChild(Expr &e, llvm::function_ref<void(Expr &)> fn) {
+  switch (e.kind) {
+  case Expr::Index: {
+    auto &ie = llvm::cast<IndexExpr>(e);
+    fn(*ie.base);
+    for (auto &sub : ie.indices)
+      fn(*sub);
+    return;
+  }
+  case Expr::Unary:
+    return fn(*llvm::cast<UnaryExpr>(e).operand);
+  case Expr::Binary:
+    fn(*llvm::cast<BinaryExpr>(e).lhs);
+    return fn(*llvm::cast<BinaryExpr>(e).rhs);
+  case Expr::Ternary: {
+    auto &t = llvm::cast<TernaryExpr>(e);
+    fn(*t.cond);
+    fn(*t.thenExpr);
+    return fn(*t.elseExpr);
+  }
+  case Expr::Call:
+    for (auto &a : llvm::cast<CallExpr>(e).args)
+      fn(*a.value);
+    return;
+  case Expr::Reduce:
+    return fn(*llvm::cast<ReduceExpr>(e).body);
+  default:
+    return;
+  }
+}
+
+/// Whether some tensor read in `e` has a subscript that is exactly the
+/// index `name` (which then gives that index's range).
+static bool subscriptsDirectly(const Expr &e, llvm::StringRef name) {
+  bool found = false;
+  std::function<void(Expr &)> walk = [&](Expr &x) {
+    if (found)
+      return;
+    if (auto *ie = llvm::dyn_cast<IndexExpr>(&x))
+      for (auto &sub : ie->indices) {
+        auto *ref = llvm::dyn_cast<VarRefExpr>(sub.get());
+        found |= ref && ref->varKind == VarKind::IndexVar && ref->name == name;
+      }
+    forEachChild(x, walk);
+  };
+  walk(const_cast<Expr &>(e));
+  return found;
+}
+
+bool Generator::usesIndex(const Expr &e, const IndexFrame &frame) const {
+  switch (e.kind) {
+  case Expr::VarRef: {
+    auto &r = llvm::cast<VarRefExpr>(e);
+    return r.varKind == VarKind::IndexVar && llvm::is_contained(frame.dims, r.name);
+  }
+  case Expr::Unary:
+    return usesIndex(*llvm::cast<UnaryExpr>(e).operand, frame);
+  case Expr::Binary: {
+    auto &b = llvm::cast<BinaryExpr>(e);
+    return usesIndex(*b.lhs, frame) || usesIndex(*b.rhs, frame);
+  }
+  case Expr::Ternary: {
+    auto &t = llvm::cast<TernaryExpr>(e);
+    return usesIndex(*t.cond, frame) || usesIndex(*t.thenExpr, frame) ||
+           usesIndex(*t.elseExpr, frame);
+  }
+  case Expr::Call:
+    for (auto &a : llvm::cast<CallExpr>(e).args)
+      if (usesIndex(*a.value, frame))
+        return true;
+    return false;
+  case Expr::Index: {
+    auto &i = llvm::cast<IndexExpr>(e);
+    if (usesIndex(*i.base, frame))
+      return true;
+    for (auto &s : i.indices)
+      if (usesIndex(*s, frame))
+        return true;
+    return false;
+  }
+  case Expr::Reduce:
+    return usesIndex(*llvm::cast<ReduceExpr>(e).body, frame);
+  default:
+    return false;
+  }
+}
+
+SubscriptKind Generator::classify(const Expr &s, const IndexFrame &frame) const {
+  if (llvm::isa<IntLitExpr>(&s))
+    return SubscriptKind::Constant;
+  auto *r = llvm::dyn_cast<VarRefExpr>(&s);
+  if (r && r->varKind == VarKind::IndexVar &&
+      llvm::is_contained(frame.dims, r->name))
+    return SubscriptKind::Direct;
+  return usesIndex(s, frame) ? SubscriptKind::Computed : SubscriptKind::Invariant;
+}
+
+/// A tensor read `t[s0, s1, ...]` that uses the op's index variables:
+///  - direct and constant subscripts only: an input with an affine map;
+///  - direct, constant and loop-invariant ones (`a[r, j]`): the slice at the
+///    invariant positions, computed once, as such an input;
+///  - some subscript computed from the indices (`m[i, (i + 1) % 3]`): read
+///    inside the region, with a run-time check per subscript; its direct
+///    subscripts still give loop ranges, through the same tensor as an
+///    input whose block argument is never used (a range carrier).
+bool Generator::collectAccess(IndexExpr &e, IndexFrame &frame, Env &env,
+                              llvm::SmallVectorImpl<mlir::Value> &inputs,
+                              llvm::SmallVectorImpl<mlir::AffineMap> &maps,
+                              llvm::SmallVectorImpl<const Expr *> &inputExprs) {
+  unsigned numDims = frame.dims.size();
+  llvm::SmallVector<SubscriptKind, 4> kinds;
+  for (auto &sub : e.indices)
+    kinds.push_back(classify(*sub, frame));
+  bool computed = llvm::is_contained(kinds, SubscriptKind::Computed);
+  bool direct = llvm::is_contained(kinds, SubscriptKind::Direct);
+  if (computed) {
+    // The tensor is captured; subscripts are computed inside the region.
+    if (!collectInputs(*e.base, frame, env, inputs, maps, inputExprs))
+      return false;
+    for (auto &sub : e.indices)
+      if (!collectInputs(*sub, frame, env, inputs, maps, inputExprs))
+        return false;
+    if (!direct)
+      return true;
+  }
+  mlir::Value base = computed ? frame.leaves.lookup(e.base.get()) : nullptr;
+  if (!base)
+    base = gen(*e.base, env);
+  if (!base)
+    return false;
+  auto type = mlir::cast<mlir::RankedTensorType>(base.getType());
+  llvm::SmallVector<mlir::OpFoldResult> offsets, sizes, strides;
+  llvm::SmallVector<int64_t> keptShape;
+  llvm::SmallVector<mlir::AffineExpr> results;
+  mlir::OpFoldResult zero = builder.getIndexAttr(0), one = builder.getIndexAttr(1);
+  bool slice = false;
+  for (auto [d, sub] : llvm::enumerate(e.indices)) {
+    mlir::Location sl = loc(sub->loc);
+    mlir::Value index;
+    switch (kinds[d]) {
+    case SubscriptKind::Direct:
+      results.push_back(builder.getAffineDimExpr(
+          llvm::find(frame.dims, llvm::cast<VarRefExpr>(*sub).name) -
+          frame.dims.begin()));
+      break;
+    case SubscriptKind::Constant: {
+      uint64_t c = llvm::cast<IntLitExpr>(*sub).value;
+      results.push_back(builder.getAffineConstantExpr(c));
+      if (type.isDynamicDim(d)) // static extents were checked by Sema
+        index = mlir::arith::ConstantIndexOp::create(builder, sl, c);
+      break;
+    }
+    case SubscriptKind::Invariant:
+      if (!computed) {
+        // Sliced away below; checked once, before the op.
+        mlir::Value v = gen(*sub, env);
+        if (!v)
+          return false;
+        index = toIndex(v, sl);
+        slice = true;
+        break;
+      }
+      [[fallthrough]];
+    case SubscriptKind::Computed:
+      // The range carrier reads position 0 of this dimension.
+      results.push_back(builder.getAffineConstantExpr(0));
+      index = mlir::arith::ConstantIndexOp::create(builder, sl, 0);
+      break;
+    }
+    if (index)
+      frame.guards.push_back({base, (unsigned)d, index, outOfRange(e, d), sl});
+    bool dropped = kinds[d] == SubscriptKind::Invariant && !computed;
+    offsets.push_back(dropped ? mlir::OpFoldResult(index) : zero);
+    sizes.push_back(dropped ? one
+                            : mlir::tensor::getMixedSize(builder, sl, base, d));
+    strides.push_back(one);
+    if (!dropped)
+      keptShape.push_back(type.getDimSize(d));
+  }
+  if (slice)
+    base = mlir::tensor::ExtractSliceOp::create(
+        builder, loc(e.loc),
+        mlir::RankedTensorType::get(keptShape, type.getElementType()), base,
+        offsets, sizes, strides);
+  inputs.push_back(base);
+  maps.push_back(mlir::AffineMap::get(numDims, 0, results, &ctx));
+  inputExprs.push_back(computed ? nullptr : &e);
+  return true;
+}
+
+/// The reduction `e`, computed inside the region, reads tensors whose
+/// direct subscripts are indices of `frame` (`j` in `sum(m) x[m, j] -
+/// f32(k)`): each such tensor becomes a range carrier of the op (an input
+/// whose elements the body never reads; its other subscripts read position
+/// 0), so those indices' ranges are known.
+bool Generator::addRangeCarriers(Expr &e, IndexFrame &frame, Env &env,
+                                 llvm::SmallVectorImpl<mlir::Value> &inputs,
+                                 llvm::SmallVectorImpl<mlir::AffineMap> &maps,
+                                 llvm::SmallVectorImpl<const Expr *> &inputExprs) {
+  auto directDim = [&](const Expr &sub) -> std::optional<unsigned> {
+    auto *ref = llvm::dyn_cast<VarRefExpr>(&sub);
+    if (!ref || ref->varKind != VarKind::IndexVar)
+      return std::nullopt;
+    auto it = llvm::find(frame.dims, ref->name);
+    if (it == frame.dims.end())
+      return std::nullopt;
+    return unsigned(it - frame.dims.begin());
+  };
+  bool ok = true;
+  std::function<void(Expr &)> walk = [&](Expr &x) {
+    if (!ok)
+      return;
+    if (auto *read = llvm::dyn_cast<IndexExpr>(&x)) {
+      auto &ie = *read;
+      bool direct = llvm::any_of(ie.indices, [&](auto &sub) {
+        return directDim(*sub).has_value();
+      });
+      // A base that is a name (not computed from indices) can be read here.
+      if (direct && llvm::isa<VarRefExpr>(*ie.base) &&
+          llvm::cast<VarRefExpr>(*ie.base).varKind != VarKind::IndexVar) {
+        mlir::Value base = gen(*ie.base, env);
+        if (!base || !mlir::isa<mlir::RankedTensorType>(base.getType())) {
+          ok = base != nullptr;
+          return;
+        }
+        llvm::SmallVector<mlir::AffineExpr> results;
+        for (auto [d, sub] : llvm::enumerate(ie.indices)) {
+          if (auto dim = directDim(*sub)) {
+            results.push_back(builder.getAffineDimExpr(*dim));
+            continue;
+          }
+          mlir::Location sl = loc(sub->loc);
+          results.push_back(builder.getAffineConstantExpr(0));
+          frame.guards.push_back({base, (unsigned)d,
+                                  mlir::arith::ConstantIndexOp::create(builder, sl, 0),
+                                  outOfRange(ie, d), sl});
+        }
+        inputs.push_back(base);
+        maps.push_back(mlir::AffineMap::get(frame.dims.size(), 0, results, &ctx));
+        inputExprs.push_back(nullptr);
+      }
+    }
+    forEachChild(x, walk);
+  };
+  walk(e);
+  return ok;
+}
+
+/// Checks the reads of `frame.guards` before the op, unless the op runs no
+/// iteration (then it reads nothing, as a loop in C would not).
+void Generator::emitGuards(IndexFrame &frame, llvm::ArrayRef<mlir::Value> inputs,
+                           llvm::ArrayRef<mlir::AffineMap> maps,
+                           mlir::Location l) {
+  if (frame.guards.empty())
+    return;
+  mlir::Value empty = mlir::arith::ConstantOp::create(builder, l, builder.getBoolAttr(false));
+  mlir::Value zero = mlir::arith::ConstantIndexOp::create(builder, l, 0);
+  for (unsigned d = 0; d < frame.dims.size(); ++d)
+    for (auto [input, map] : llvm::zip(inputs, maps)) {
+      auto pos = map.getResultPosition(builder.getAffineDimExpr(d));
+      if (!pos || !mlir::isa<mlir::RankedTensorType>(input.getType()))
+        continue;
+      mlir::Value extent = mlir::tensor::DimOp::create(builder, l, input, *pos);
+      mlir::Value none = mlir::arith::CmpIOp::create(
+          builder, l, mlir::arith::CmpIPredicate::eq, extent, zero);
+      empty = mlir::arith::OrIOp::create(builder, l, empty, none);
+      break;
+    }
+  for (PendingGuard &g : frame.guards) {
+    mlir::Value extent = mlir::tensor::DimOp::create(builder, g.loc, g.tensor, g.dim);
+    mlir::Value inRange = mlir::arith::CmpIOp::create(
+        builder, g.loc, mlir::arith::CmpIPredicate::ult, g.index, extent);
+    mlir::Value ok = mlir::arith::OrIOp::create(builder, g.loc, inRange, empty);
+    mlir::cf::AssertOp::create(builder, g.loc, ok, g.message);
+  }
+}
+
+/// Walks the body of an index expression before its op is built: direct
+/// accesses and nested reductions become inputs with affine maps;
+/// subexpressions that do not depend on the loops are computed once, before
+/// the op, and captured.
+bool Generator::collectInputs(Expr &e, IndexFrame &frame, Env &env,
+                              llvm::SmallVectorImpl<mlir::Value> &inputs,
+                              llvm::SmallVectorImpl<mlir::AffineMap> &maps,
+                              llvm::SmallVectorImpl<const Expr *> &inputExprs) {
+  unsigned numDims = frame.dims.size();
+  if (!usesIndex(e, frame)) {
+    if (llvm::isa<IntLitExpr, FloatLitExpr, BoolLitExpr, StringLitExpr,
+                  TypeArgExpr>(&e))
+      return true;
+    mlir::Value v = gen(e, env);
+    if (!v)
+      return false;
+    frame.leaves[&e] = v;
+    return true;
+  }
+  switch (e.kind) {
+  case Expr::Index:
+    return collectAccess(llvm::cast<IndexExpr>(e), frame, env, inputs, maps,
+                         inputExprs);
+  case Expr::Reduce: {
+    // A reduction inside a larger index expression gets its own op over the
+    // enclosing loops it uses, read back through an affine map. When it uses
+    // an enclosing index only as a value (`min(k) x[k] - f32(j)`), that op
+    // would not know the index's range: it is then computed inside the
+    // region, per element (gen() builds it there, as a nested op).
+    auto &r = llvm::cast<ReduceExpr>(e);
+    // The hoisted op would be outside the ops under construction, whose
+    // loops it cannot read: one that uses their indices is computed here.
+    if (llvm::any_of(indexFrames,
+                     [&](IndexFrame *f) { return usesIndex(*r.body, *f); }))
+      return addRangeCarriers(*r.body, frame, env, inputs, maps, inputExprs);
+    std::vector<std::string> freeDims;
+    llvm::SmallVector<mlir::AffineExpr> results;
+    for (unsigned d = 0; d < numDims; ++d) {
+      IndexFrame probe;
+      probe.dims = {frame.dims[d]};
+      if (usesIndex(*r.body, probe)) {
+        if (!subscriptsDirectly(*r.body, frame.dims[d]))
+          return addRangeCarriers(*r.body, frame, env, inputs, maps, inputExprs);
+        freeDims.push_back(frame.dims[d]);
+        results.push_back(builder.getAffineDimExpr(d));
+      }
+    }
+    llvm::SmallVector<Dim, 4> shape(freeDims.size(), Dim::getDynamic());
+    Type tt = freeDims.empty() ? Type::scalar(r.type.elem)
+                               : Type::tensor(r.type.elem, shape);
+    // The hoisted op lives outside every enclosing region under construction.
+    std::vector<IndexFrame *> saved;
+    saved.swap(indexFrames);
+    mlir::Value v = genIndexGen(freeDims, &r, *r.body, env, r.loc, tt);
+    indexFrames.swap(saved);
+    if (!v)
+      return false;
+    if (freeDims.empty()) {
+      frame.leaves[&e] = v;
+      return true;
+    }
+    inputs.push_back(v);
+    maps.push_back(mlir::AffineMap::get(numDims, 0, results, &ctx));
+    inputExprs.push_back(&e);
+    return true;
+  }
+  case Expr::Unary:
+    return collectInputs(*llvm::cast<UnaryExpr>(e).operand, frame, env, inputs,
+                         maps, inputExprs);
+  case Expr::Binary: {
+    auto &b = llvm::cast<BinaryExpr>(e);
+    return collectInputs(*b.lhs, frame, env, inputs, maps, inputExprs) &&
+           collectInputs(*b.rhs, frame, env, inputs, maps, inputExprs);
+  }
+  case Expr::Ternary: {
+    auto &t = llvm::cast<TernaryExpr>(e);
+    return collectInputs(*t.cond, frame, env, inputs, maps, inputExprs) &&
+           collectInputs(*t.thenExpr, frame, env, inputs, maps, inputExprs) &&
+           collectInputs(*t.elseExpr, frame, env, inputs, maps, inputExprs);
+  }
+  case Expr::Call:
+    for (auto &a : llvm::cast<CallExpr>(e).args)
+      if (!collectInputs(*a.value, frame, env, inputs, maps, inputExprs))
+        return false;
+    return true;
+  default:
+    return true; // index variables: tdsl.index inside the region
+  }
+}
+
+/// `shapeSource`, when given, is a tensor of the result's shape whose
+/// extents are the parallel loops' (an input whose elements are not read).
+mlir::Value Generator::genIndexGen(llvm::ArrayRef<std::string> parallelDims,
+                                   const ReduceExpr *root, Expr &body, Env &env,
+                                   SMLoc at, const Type &resultType,
+                                   mlir::Value shapeSource) {
+  mlir::Location l = loc(at);
+  IndexFrame frame;
+  frame.dims.assign(parallelDims.begin(), parallelDims.end());
+  llvm::SmallVector<t::IteratorType> iters(parallelDims.size(),
+                                           t::IteratorType::parallel);
+  t::CombinerKind combiner = t::CombinerKind::none;
+  if (root) {
+    for (const IndexVarDecl &v : root->indices) {
+      frame.dims.push_back(v.name);
+      iters.push_back(t::IteratorType::reduction);
+    }
+    combiner = root->reduceKind == ReduceKind::Sum   ? t::CombinerKind::sum
+               : root->reduceKind == ReduceKind::Max ? t::CombinerKind::max
+                                                     : t::CombinerKind::min;
+  }
+  llvm::SmallVector<mlir::Value> inputs;
+  llvm::SmallVector<mlir::AffineMap> maps;
+  llvm::SmallVector<const Expr *> inputExprs;
+  if (!collectInputs(body, frame, env, inputs, maps, inputExprs))
+    return nullptr;
+  if (shapeSource) {
+    llvm::SmallVector<mlir::AffineExpr> dimsOfSource;
+    for (unsigned d = 0; d < parallelDims.size(); ++d)
+      dimsOfSource.push_back(builder.getAffineDimExpr(d));
+    inputs.push_back(shapeSource);
+    maps.push_back(mlir::AffineMap::get(frame.dims.size(), 0, dimsOfSource, &ctx));
+    inputExprs.push_back(nullptr);
+  }
+  // Every loop's range comes from an operand indexed by it.
+  for (unsigned d = 0; d < frame.dims.size(); ++d) {
+    bool covered = false;
+    for (mlir::AffineMap m : maps)
+      covered |= m.isFunctionOfDim(d);
+    if (!covered) {
+      fail(at, "index '" + frame.dims[d] +
+                   "' must subscript a tensor directly (as A[" + frame.dims[d] +
+                   "]) inside this expression so that its range is known");
+      return nullptr;
+    }
+  }
+  emitGuards(frame, inputs, maps, l);
+  llvm::SmallVector<mlir::AffineExpr> outResults;
+  for (unsigned d = 0; d < parallelDims.size(); ++d)
+    outResults.push_back(builder.getAffineDimExpr(d));
+  maps.push_back(mlir::AffineMap::get(frame.dims.size(), 0, outResults, &ctx));
+
+  auto op = t::IndexGenOp::create(builder, l, toMLIR(resultType), inputs,
+                                  maps, iters, combiner);
+  mlir::OpBuilder::InsertionGuard guard(builder);
+  mlir::Block *block = &op.getRegion().front();
+  builder.setInsertionPointToEnd(block);
+  for (unsigned i = 0; i < inputExprs.size(); ++i)
+    if (inputExprs[i]) // not a range carrier
+      frame.leaves[inputExprs[i]] = block->getArgument(i);
+  frame.block = block;
+  indexFrames.push_back(&frame);
+  mlir::Value v = gen(body, env);
+  indexFrames.pop_back();
+  if (!v)
+    return nullptr;
+  t::YieldOp::create(builder, l, v);
+  return op.getResult();
+}
