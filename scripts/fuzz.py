@@ -12,7 +12,7 @@ are written to the output folder.
 
 With --cuda the programs run with --target=cuda --gpu-bitcode, their
 kernels in the CPU emulator of libcuda ($TDSL_CUDA_LIBRARY, by default
-build/test/unittests/libtdsl_emu_cuda.so): the whole CUDA pipeline and
+build/test/lib/libtdsl_emu_cuda.so): the whole CUDA pipeline and
 runtime are fuzzed.
 """
 import argparse, glob, os, random, re, subprocess, sys, tempfile
@@ -30,7 +30,7 @@ run = ['run']
 if args.cuda:
     run = ['run', '--target=cuda', '--gpu-bitcode']
     env.setdefault('TDSL_CUDA_LIBRARY',
-                   os.path.join(root, 'build/test/unittests/libtdsl_emu_cuda.so'))
+                   os.path.join(root, 'build/test/lib/libtdsl_emu_cuda.so'))
 
 rng = random.Random(args.seed)
 files = glob.glob(os.path.join(root, 'examples/*.tdsl')) + [

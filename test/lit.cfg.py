@@ -7,7 +7,7 @@ import lit.formats
 config.name = "TDSL"
 config.test_format = lit.formats.ShTest(execute_external=False)
 config.suffixes = [".tdsl", ".mlir", ".test"]
-config.excludes = ["lit.cfg.py", "lit.site.cfg.py", "Inputs", "unittests", "CMakeLists.txt"]
+config.excludes = ["lit.cfg.py", "lit.site.cfg.py", "Inputs", "unittests", "lib", "CMakeLists.txt"]
 config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.tdsl_obj_root, "test")
 
@@ -20,15 +20,15 @@ config.substitutions.append(("%tdsl_src", config.tdsl_src_root))
 config.substitutions.append(("%examples", os.path.join(config.tdsl_src_root, "examples")))
 config.substitutions.append(("%python", "/usr/bin/python3"))
 config.substitutions.append(("%tdsl_lib", os.path.join(config.tdsl_obj_root, "lib")))
-# The test double of libcuda (test/unittests/RuntimeCudaFakeDriver.cpp): the
+# The test double of libcuda (test/lib/CUDA/FakeDriver.cpp): the
 # host side of CUDA programs runs against it without a GPU.
 config.substitutions.append(("%fake_cuda", "env TDSL_CUDA_LIBRARY=" + os.path.join(
-    config.tdsl_obj_root, "test", "unittests", "libtdsl_fake_cuda.so")))
+    config.tdsl_obj_root, "test", "lib", "libtdsl_fake_cuda.so")))
 
 # The same double, which also runs kernels built with --gpu-bitcode on the
-# CPU (test/unittests/CudaEmulator.h): their results can be checked.
+# CPU (test/lib/CUDA/CudaEmulator.h): their results can be checked.
 config.substitutions.append(("%emu_cuda", "env TDSL_CUDA_LIBRARY=" + os.path.join(
-    config.tdsl_obj_root, "test", "unittests", "libtdsl_emu_cuda.so")))
+    config.tdsl_obj_root, "test", "lib", "libtdsl_emu_cuda.so")))
 
 # Features for tests that need hardware or tools.
 if shutil.which("clang++-22"):

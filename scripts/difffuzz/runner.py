@@ -43,7 +43,7 @@ class Tools:
         # the emulator: given, or $TDSL_CUDA_LIBRARY, or the one of tdslc's build
         self.emu_lib = emu_lib or os.environ.get('TDSL_CUDA_LIBRARY') or os.path.join(
             os.path.dirname(os.path.dirname(os.path.abspath(shutil.which(tdslc) or tdslc))),
-            'test', 'unittests', 'libtdsl_emu_cuda.so')
+            'test', 'lib', 'libtdsl_emu_cuda.so')
         self.timeout = timeout
 
     def env(self, config):

@@ -2,7 +2,7 @@
 //
 // The runtime loads the driver once per process, so every test that uses a
 // driver runs RuntimeCudaChild.Run in a child process, with
-// TDSL_CUDA_LIBRARY naming the fake driver (RuntimeCudaFakeDriver.cpp) or a
+// TDSL_CUDA_LIBRARY naming the fake driver (test/lib/CUDA/FakeDriver.cpp) or a
 // missing file and TDSL_CUDA_TEST_SCENARIO saying what to do; the parent
 // checks the exit status, stderr and the profile.
 //
