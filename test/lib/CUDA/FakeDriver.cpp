@@ -1,6 +1,6 @@
 //===- FakeDriver.cpp - A canned libcuda for the CUDA tests ---------------===//
 //
-// Exports the driver functions of runtime/lib/CudaSymbols.def with canned
+// Exports the driver functions of runtime/lib/cuda/CudaSymbols.def with canned
 // behaviour, so the runtime's CUDA layer can be tested without a GPU:
 //
 // - one device, "Fake GPU", sm_90; FAKE_CUDA_DEVICES=n sets the count and

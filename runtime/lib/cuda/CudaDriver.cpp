@@ -1,5 +1,5 @@
 //===- CudaDriver.cpp - libcuda through dlopen, errors, contexts ----------===//
-#include "CudaDriver.h"
+#include "cuda/CudaDriver.h"
 #include "Internal.h"
 
 #include <atomic>
@@ -66,7 +66,7 @@ DriverState *load() {
 #define TDSL_CUDA_SYMBOL(name, symbol, fallback, params)                       \
   s->api.name =                                                                \
       reinterpret_cast<decltype(s->api.name)>(resolve(symbol, fallback));
-#include "CudaSymbols.def"
+#include "cuda/CudaSymbols.def"
   if (!s->reason.empty())
     return s;
   s->api.cuMemPrefetchAsync = reinterpret_cast<decltype(s->api.cuMemPrefetchAsync)>(

@@ -12,7 +12,7 @@
 // tdsl_profile_report, at exit, and when more than kMaxPending are waiting.
 //
 //===----------------------------------------------------------------------===//
-#include "CudaDriver.h"
+#include "cuda/CudaDriver.h"
 #include "Internal.h"
 
 #include <cstdlib>

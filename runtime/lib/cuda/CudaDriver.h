@@ -68,7 +68,7 @@ struct CUmemLocation {
 struct CudaDriver {
 #define TDSL_CUDA_SYMBOL(name, symbol, fallback, params)                       \
   CUresult(*name) params = nullptr;
-#include "CudaSymbols.def"
+#include "cuda/CudaSymbols.def"
   /// Optional (CUDA 12.2's cuMemPrefetchAsync_v2, CUDA 13's
   /// cuMemPrefetchAsync): null on older drivers, where managed memory then
   /// moves on demand only.
