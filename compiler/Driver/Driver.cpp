@@ -1,5 +1,6 @@
 //===- Driver.cpp - The one compile chain of tdslc and the REPL ------------===//
 #include "compiler/Driver/Driver.h"
+#include "compiler/Codegen/Common/RuntimeCalls.h"
 #include "compiler/MLIRGen/MLIRGen.h"
 #include "compiler/Pipelines/Pipelines.h"
 #include "compiler/Target/Host.h"
@@ -62,15 +63,9 @@ LogicalResult addEntryPoint(ModuleOp module, StringRef entry) {
   b.setInsertionPointToEnd(module.getBody());
   auto ptr = LLVM::LLVMPointerType::get(ctx);
   Type i32 = b.getI32Type();
-  auto declare = [&](StringRef name, FunctionType type) {
-    if (auto f = module.lookupSymbol<func::FuncOp>(name))
-      return f;
-    auto f = func::FuncOp::create(b, loc, name, type);
-    f.setPrivate();
-    return f;
-  };
-  auto init = declare("tdsl_init", b.getFunctionType({i32, ptr}, {}));
-  auto report = declare("tdsl_profile_report", b.getFunctionType({}, {}));
+  RuntimeCalls rt(module);
+  auto init = rt.getOrDeclare(b, RuntimeFn::tdsl_init);
+  auto report = rt.getOrDeclare(b, RuntimeFn::tdsl_profile_report);
   auto cMain = func::FuncOp::create(b, loc, "main",
                                     b.getFunctionType({i32, ptr}, {i32}));
   Block *body = cMain.addEntryBlock();

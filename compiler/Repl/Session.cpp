@@ -1,5 +1,6 @@
 //===- Session.cpp - State and evaluation of a tdsl-repl session ----------===//
 #include "compiler/Repl/Session.h"
+#include "compiler/Codegen/Common/RuntimeCalls.h"
 #include "compiler/Driver/Driver.h"
 #include "compiler/Frontend/Loader.h"
 #include "compiler/Frontend/Parser.h"
@@ -245,10 +246,7 @@ static void quietReplay(mlir::ModuleOp module, llvm::StringRef inputName,
                         bool timing) {
   auto fn = module.lookupSymbol<mlir::func::FuncOp>("tdsl_main");
   mlir::OpBuilder b(module.getContext());
-  auto quietType = b.getFunctionType({b.getI32Type()}, {});
-  b.setInsertionPointToStart(module.getBody());
-  auto quiet = mlir::func::FuncOp::create(b, fn.getLoc(), "tdsl_set_quiet", quietType);
-  quiet.setPrivate();
+  auto quiet = RuntimeCalls(module).getOrDeclare(b, RuntimeFn::tdsl_set_quiet);
   auto setQuiet = [&](mlir::Operation *before, int on) {
     b.setInsertionPoint(before);
     mlir::Value v = mlir::arith::ConstantOp::create(b, fn.getLoc(),

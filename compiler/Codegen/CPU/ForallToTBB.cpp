@@ -157,7 +157,7 @@ struct ForallToTBBPass : ::tdsl::impl::ForallToTBBBase<ForallToTBBPass> {
     Value zero64 = LLVM::ConstantOp::create(rw, loc, i64, rw.getI64IntegerAttr(0));
     Value total64 = arith::IndexCastOp::create(rw, loc, i64, total);
     Value grain64 = LLVM::ConstantOp::create(rw, loc, i64, rw.getI64IntegerAttr(grain));
-    rt.call(rw, loc, "tdsl_parallel_for", {}, {zero64, total64, grain64, fn, ctxPtr});
+    rt.call(rw, loc, ::tdsl::RuntimeFn::tdsl_parallel_for, {zero64, total64, grain64, fn, ctxPtr});
     rw.eraseOp(op);
     return success();
   }

@@ -28,8 +28,7 @@ struct LocateAllocsPass : ::tdsl::impl::LocateAllocsBase<LocateAllocsPass> {
     OpBuilder b(&getContext());
     for (memref::AllocOp alloc : allocs) {
       b.setInsertionPoint(alloc);
-      rt.call(b, alloc.getLoc(), "tdsl_alloc_site", {},
-              {rt.getErrorWhere(b, alloc.getLoc())});
+      rt.call(b, alloc.getLoc(), ::tdsl::RuntimeFn::tdsl_alloc_site, {rt.getErrorWhere(b, alloc.getLoc())});
     }
   }
 };

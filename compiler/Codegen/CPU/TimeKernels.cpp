@@ -57,9 +57,8 @@ struct TimeKernelsPass : ::tdsl::impl::TimeKernelsBase<TimeKernelsPass> {
       if (name.empty())
         name = fn.getSymName().str() + "." +
                op->getName().stripDialect().str();
-      Value id = rt.call(b, loc, "tdsl_kernel_register", b.getI32Type(),
-                         {rt.getString(b, loc, name), rt.getWhere(b, loc)})[0];
-      Value t0 = rt.call(b, loc, "tdsl_kernel_begin", i64, {id})[0];
+      Value id = rt.call(b, loc, ::tdsl::RuntimeFn::tdsl_kernel_register, {rt.getString(b, loc, name), rt.getWhere(b, loc)})[0];
+      Value t0 = rt.call(b, loc, ::tdsl::RuntimeFn::tdsl_kernel_begin, {id})[0];
       b.setInsertionPointAfter(op);
       Value flops, bytes;
       if (auto lop = dyn_cast<linalg::LinalgOp>(op)) {
@@ -68,7 +67,7 @@ struct TimeKernelsPass : ::tdsl::impl::TimeKernelsBase<TimeKernelsPass> {
         flops = arith::ConstantOp::create(b, loc, b.getF64FloatAttr(0.0));
         bytes = flops;
       }
-      rt.call(b, loc, "tdsl_kernel_end", {}, {id, t0, flops, bytes});
+      rt.call(b, loc, ::tdsl::RuntimeFn::tdsl_kernel_end, {id, t0, flops, bytes});
     }
   }
 };

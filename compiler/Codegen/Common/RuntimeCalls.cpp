@@ -4,9 +4,50 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 
+#include "llvm/Support/ErrorHandling.h"
 #include "llvm/Support/Path.h"
 
+#include "tdsl/Runtime.h"
+
+#include <type_traits>
+
 using namespace mlir;
+
+/// MLIR's stream handle, an opaque pointer (CUstream in the runtime).
+using tdsl_cu_stream = struct tdsl_cu_stream_st *;
+
+namespace {
+
+template <typename Fn> struct ABISignature;
+
+template <typename T> Type abiType(MLIRContext *ctx) {
+  // A function pointer is a func.constant of the function's type (an
+  // !llvm.ptr once lowered).
+  if constexpr (std::is_pointer_v<T> &&
+                std::is_function_v<std::remove_pointer_t<T>>)
+    return ABISignature<std::remove_pointer_t<T>>::get(ctx);
+  else if constexpr (std::is_pointer_v<T>)
+    return LLVM::LLVMPointerType::get(ctx);
+  else if constexpr (std::is_same_v<T, float>)
+    return Float32Type::get(ctx);
+  else if constexpr (std::is_same_v<T, double>)
+    return Float64Type::get(ctx);
+  else {
+    static_assert(std::is_integral_v<T>, "no MLIR type for this C type");
+    return IntegerType::get(ctx, 8 * sizeof(T));
+  }
+}
+
+template <typename R, typename... A> struct ABISignature<R(A...)> {
+  static FunctionType get(MLIRContext *ctx) {
+    SmallVector<Type, 1> results;
+    if constexpr (!std::is_void_v<R>)
+      results.push_back(abiType<R>(ctx));
+    return FunctionType::get(ctx, {abiType<A>(ctx)...}, results);
+  }
+};
+
+} // namespace
 
 namespace tdsl {
 
@@ -36,20 +77,65 @@ llvm::StringRef getDTypeSuffix(DType d) {
   return "";
 }
 
-func::FuncOp RuntimeCalls::getOrDeclare(OpBuilder &b, StringRef name,
-                                             FunctionType type) {
+llvm::StringRef getRuntimeFnName(RuntimeFn fn) {
+  switch (fn) {
+#define TDSL_RUNTIME_FUNCTION(Name, Ret, Params)                               \
+  case RuntimeFn::Name:                                                        \
+    return #Name;
+#define TDSL_MGPU_FUNCTION(Name, Ret, Params) TDSL_RUNTIME_FUNCTION(Name, Ret, Params)
+#include "tdsl/RuntimeABI.def"
+  }
+  llvm_unreachable("unknown RuntimeFn");
+}
+
+FunctionType getRuntimeFnType(MLIRContext *ctx, RuntimeFn fn) {
+  switch (fn) {
+#define TDSL_RUNTIME_FUNCTION(Name, Ret, Params)                               \
+  case RuntimeFn::Name:                                                        \
+    return ABISignature<Ret Params>::get(ctx);
+#define TDSL_MGPU_FUNCTION(Name, Ret, Params) TDSL_RUNTIME_FUNCTION(Name, Ret, Params)
+#include "tdsl/RuntimeABI.def"
+  }
+  llvm_unreachable("unknown RuntimeFn");
+}
+
+RuntimeFn getPrintFn(DType d) {
+  switch (d) {
+  case DType::F16: return RuntimeFn::tdsl_print_f16;
+  case DType::BF16: return RuntimeFn::tdsl_print_bf16;
+  case DType::F32: return RuntimeFn::tdsl_print_f32;
+  case DType::F64: return RuntimeFn::tdsl_print_f64;
+  case DType::I1: return RuntimeFn::tdsl_print_i1;
+  case DType::I32: return RuntimeFn::tdsl_print_i32;
+  case DType::I64: return RuntimeFn::tdsl_print_i64;
+  case DType::U64: return RuntimeFn::tdsl_print_u64;
+  }
+  llvm_unreachable("unknown DType");
+}
+
+func::FuncOp RuntimeCalls::getOrDeclare(OpBuilder &b, RuntimeFn fn) {
+  StringRef name = getRuntimeFnName(fn);
   if (auto f = module.lookupSymbol<func::FuncOp>(name))
     return f;
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(module.getBody());
-  auto f = func::FuncOp::create(b, module.getLoc(), name, type);
+  auto f = func::FuncOp::create(b, module.getLoc(), name,
+                                getRuntimeFnType(b.getContext(), fn));
   f.setPrivate();
   return f;
 }
 
-ValueRange RuntimeCalls::call(OpBuilder &b, Location loc, StringRef name,
-                                   TypeRange results, ValueRange args) {
-  auto f = getOrDeclare(b, name, b.getFunctionType(args.getTypes(), results));
+ValueRange RuntimeCalls::call(OpBuilder &b, Location loc, RuntimeFn fn,
+                              ValueRange args) {
+  func::FuncOp f = getOrDeclare(b, fn);
+  if (!llvm::equal(f.getFunctionType().getInputs(), args.getTypes())) {
+    std::string got;
+    llvm::raw_string_ostream os(got);
+    llvm::interleaveComma(args.getTypes(), os, [&](Type t) { t.print(os); });
+    llvm::report_fatal_error(llvm::Twine("internal error: call of ") +
+                             getRuntimeFnName(fn) + " with (" + got +
+                             "), not its signature in tdsl/RuntimeABI.def");
+  }
   return func::CallOp::create(b, loc, f, args).getResults();
 }
 

@@ -1,7 +1,8 @@
 //===- RuntimeCalls.h - Declarations of TDSL runtime entry points ----------===//
 //
 // The C ABI of runtime/include/tdsl/Runtime.h as seen from generated code:
-// the lowering declares what it calls here, in one place.
+// every function the lowering calls is an entry of tdsl/RuntimeABI.def,
+// declared here with the MLIR types of its C signature.
 //
 //===----------------------------------------------------------------------===//
 #ifndef TDSL_CODEGEN_RUNTIMECALLS_H
@@ -25,18 +26,31 @@ std::optional<DType> getDType(mlir::Type type);
 /// "f32", "u64", ... as used in runtime function names.
 llvm::StringRef getDTypeSuffix(DType d);
 
+/// A runtime function generated code calls (tdsl/RuntimeABI.def).
+enum class RuntimeFn : unsigned {
+#define TDSL_RUNTIME_FUNCTION(Name, Ret, Params) Name,
+#define TDSL_MGPU_FUNCTION(Name, Ret, Params) Name,
+#include "tdsl/RuntimeABI.def"
+};
+/// Its C name.
+llvm::StringRef getRuntimeFnName(RuntimeFn fn);
+/// Its type: C integers as signless iN, float/double as f32/f64, pointers
+/// as !llvm.ptr.
+mlir::FunctionType getRuntimeFnType(mlir::MLIRContext *ctx, RuntimeFn fn);
+/// tdsl_print_<suffix> of a scalar of type `d`.
+RuntimeFn getPrintFn(DType d);
+
 /// Declares runtime functions on first use and interns C strings as private
 /// LLVM globals, each once per module.
 class RuntimeCalls {
 public:
   explicit RuntimeCalls(mlir::ModuleOp module) : module(module) {}
 
-  /// A `func.func private @name` with the given type, created if missing.
-  mlir::func::FuncOp getOrDeclare(mlir::OpBuilder &b, llvm::StringRef name,
-                                  mlir::FunctionType type);
-  /// Calls `name`, declaring it with the argument and result types used.
-  mlir::ValueRange call(mlir::OpBuilder &b, mlir::Location loc,
-                        llvm::StringRef name, mlir::TypeRange results,
+  /// A `func.func private` declaration of `fn`, created if missing.
+  mlir::func::FuncOp getOrDeclare(mlir::OpBuilder &b, RuntimeFn fn);
+  /// Calls `fn`. The arguments must have the types of its C signature (a
+  /// mismatch is a bug of the compiler, reported as an internal error).
+  mlir::ValueRange call(mlir::OpBuilder &b, mlir::Location loc, RuntimeFn fn,
                         mlir::ValueRange args);
   /// A `!llvm.ptr` to a NUL-terminated copy of `s`.
   mlir::Value getString(mlir::OpBuilder &b, mlir::Location loc, llvm::StringRef s);

@@ -38,7 +38,7 @@ struct GPUAnnotateLaunchesPass
     for (gpu::LaunchFuncOp launch : launches) {
       Location loc = launch.getLoc();
       b.setInsertionPoint(launch);
-      rt.call(b, loc, "tdsl_cuda_set_location", {}, {rt.getErrorWhere(b, loc)});
+      rt.call(b, loc, ::tdsl::RuntimeFn::tdsl_cuda_set_location, {rt.getErrorWhere(b, loc)});
       // One module per kernel after outlining: rename both.
       auto gpuModule =
           module.lookupSymbol<gpu::GPUModuleOp>(launch.getKernelModuleName());

@@ -44,7 +44,7 @@ struct GPUHostMemoryPass : ::tdsl::impl::GPUHostMemoryBase<GPUHostMemoryPass> {
         // Running out of GPU memory names the buffer's DSL line.
         if (::tdsl::mayExhaustMemory(alloc.getType()) &&
             ::tdsl::RuntimeCalls::whereOf(loc) != "<unknown>")
-          rt.call(rw, loc, "tdsl_alloc_site", {}, {rt.getErrorWhere(rw, loc)});
+          rt.call(rw, loc, ::tdsl::RuntimeFn::tdsl_alloc_site, {rt.getErrorWhere(rw, loc)});
         auto g = gpu::AllocOp::create(rw, loc, alloc.getType(), Type(), ValueRange{},
                                       alloc.getDynamicSizes(), alloc.getSymbolOperands(),
                                       rw.getUnitAttr());
@@ -59,7 +59,7 @@ struct GPUHostMemoryPass : ::tdsl::impl::GPUHostMemoryBase<GPUHostMemoryPass> {
         Value i64 = arith::IndexCastOp::create(rw, loc, rw.getI64Type(), idx);
         Value ptr = LLVM::IntToPtrOp::create(rw, loc, ptrType, i64);
         Value stream = LLVM::ZeroOp::create(rw, loc, ptrType);
-        rt.call(rw, loc, "mgpuMemFree", {}, {ptr, stream});
+        rt.call(rw, loc, ::tdsl::RuntimeFn::mgpuMemFree, {ptr, stream});
         rw.eraseOp(op);
       } else {
         // Constants: one managed copy (never freed: like the global itself).

@@ -156,7 +156,7 @@ struct GPUTilePass : ::tdsl::impl::GPUTileBase<GPUTilePass> {
       // The runtime credits this work to the next launch: this op's kernel.
       rw.setInsertionPoint(op);
       auto [flops, bytes] = ::tdsl::buildKernelWork(rw, op.getLoc(), op);
-      rt.call(rw, op.getLoc(), "tdsl_cuda_set_work", {}, {flops, bytes});
+      rt.call(rw, op.getLoc(), ::tdsl::RuntimeFn::tdsl_cuda_set_work, {flops, bytes});
       if (later)
         continue;
       // An element-wise op over contiguous elements is one loop: blocks of

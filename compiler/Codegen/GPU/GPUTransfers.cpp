@@ -104,8 +104,7 @@ struct GPUTransfersPass : ::tdsl::impl::GPUTransfersBase<GPUTransfersPass> {
           buffers.insert(rootOf(v));
       b.setInsertionPoint(op);
       for (Value buffer : buffers)
-        rt.call(b, op->getLoc(), "tdsl_cuda_to_device", {},
-                {pointerTo(b, op->getLoc(), buffer)});
+        rt.call(b, op->getLoc(), ::tdsl::RuntimeFn::tdsl_cuda_to_device, {pointerTo(b, op->getLoc(), buffer)});
       if (auto copy = dyn_cast<memref::CopyOp>(op)) {
         // The driver copies on the device (a timed d2d row), then waits:
         // the kernels' streams do not wait for the default stream.
@@ -115,10 +114,9 @@ struct GPUTransfersPass : ::tdsl::impl::GPUTransfersBase<GPUTransfersPass> {
             b, loc, b.getI64Type(),
             type.getNumElements() * ((type.getElementTypeBitWidth() + 7) / 8));
         Value null = LLVM::ZeroOp::create(b, loc, LLVM::LLVMPointerType::get(b.getContext()));
-        rt.call(b, loc, "mgpuMemcpy", {},
-                {pointerTo(b, loc, copy.getTarget()), pointerTo(b, loc, copy.getSource()),
+        rt.call(b, loc, ::tdsl::RuntimeFn::mgpuMemcpy, {pointerTo(b, loc, copy.getTarget()), pointerTo(b, loc, copy.getSource()),
                  bytes, null});
-        rt.call(b, loc, "mgpuStreamSynchronize", {}, {null});
+        rt.call(b, loc, ::tdsl::RuntimeFn::mgpuStreamSynchronize, {null});
         copy.erase();
       }
     }
@@ -143,8 +141,7 @@ struct GPUTransfersPass : ::tdsl::impl::GPUTransfersBase<GPUTransfersPass> {
         continue;
       b.setInsertionPoint(at);
       Location loc = op->getLoc();
-      rt.call(b, loc, "tdsl_cuda_to_host", {},
-              {pointerTo(b, loc, buffer), rt.getWhere(b, loc)});
+      rt.call(b, loc, ::tdsl::RuntimeFn::tdsl_cuda_to_host, {pointerTo(b, loc, buffer), rt.getWhere(b, loc)});
     }
   }
 };

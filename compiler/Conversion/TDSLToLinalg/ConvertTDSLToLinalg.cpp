@@ -330,7 +330,7 @@ void emitFailure(OpBuilder &b, Location loc, Value bad, StringRef message,
   ifOp->setAttr("tdsl.check", b.getStringAttr(message));
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(ifOp.thenBlock());
-  rt.call(b, loc, "tdsl_fatal", {}, {rt.getErrorWhere(b, loc), rt.getString(b, loc, message)});
+  rt.call(b, loc, ::tdsl::RuntimeFn::tdsl_fatal, {rt.getErrorWhere(b, loc), rt.getString(b, loc, message)});
 }
 
 /// cf.assert (MLIRGen's call-boundary shape checks) as a located, clean
@@ -595,7 +595,7 @@ struct PrintLowering : OpConversionPattern<t::PrintOp> {
                                    : rt.getNull(rw, loc);
     Value newline = i32Const(rw, loc, op.getNoNewline() ? 0 : 1);
     if (!op.getValue()) {
-      rt.call(rw, loc, "tdsl_print_str", {}, {prefix, newline});
+      rt.call(rw, loc, ::tdsl::RuntimeFn::tdsl_print_str, {prefix, newline});
       rw.eraseOp(op);
       return success();
     }
@@ -606,8 +606,7 @@ struct PrintLowering : OpConversionPattern<t::PrintOp> {
       return op.emitOpError("cannot print values of type ") << orig;
     if (auto tt = dyn_cast<RankedTensorType>(v.getType())) {
       Value buf = tensorBuffer(rw, loc, v);
-      rt.call(rw, loc, "tdsl_print_tensor", {},
-              {i32Const(rw, loc, (int32_t)*dtype),
+      rt.call(rw, loc, ::tdsl::RuntimeFn::tdsl_print_tensor, {i32Const(rw, loc, (int32_t)*dtype),
                arith::ConstantOp::create(rw, loc, rw.getI64IntegerAttr(tt.getRank())),
                sizesPointer(rw, loc, buf, tt.getRank()), dataPointer(rw, loc, buf),
                prefix, newline});
@@ -619,8 +618,7 @@ struct PrintLowering : OpConversionPattern<t::PrintOp> {
       v = arith::BitcastOp::create(rw, loc, rw.getI16Type(), v);
     else if (*dtype == ::tdsl::DType::I1)
       v = arith::ExtUIOp::create(rw, loc, rw.getI8Type(), v);
-    rt.call(rw, loc, ("tdsl_print_" + ::tdsl::getDTypeSuffix(*dtype)).str(), {},
-            {v, prefix, newline});
+    rt.call(rw, loc, ::tdsl::getPrintFn(*dtype), {v, prefix, newline});
     rw.eraseOp(op);
     return success();
   }
@@ -653,7 +651,7 @@ struct LoadLowering : OpConversionPattern<t::LoadOp> {
                                                  type.isDynamicDim(d) ? -1 : type.getDimSize(d))),
           sizes, ValueRange{arith::ConstantIndexOp::create(rw, loc, d)});
     Value sizesPtr = dataPointer(rw, loc, sizes);
-    rt.call(rw, loc, "tdsl_npy_shape", {}, {path, dt, rk, sizesPtr, where});
+    rt.call(rw, loc, ::tdsl::RuntimeFn::tdsl_npy_shape, {path, dt, rk, sizesPtr, where});
     SmallVector<Value> dyn;
     for (unsigned d = 0; d < rank; ++d)
       if (type.isDynamicDim(d)) {
@@ -663,8 +661,7 @@ struct LoadLowering : OpConversionPattern<t::LoadOp> {
       }
     auto mt = MemRefType::get(type.getShape(), type.getElementType());
     Value buf = memref::AllocOp::create(rw, loc, mt, dyn);
-    rt.call(rw, loc, "tdsl_npy_read", {},
-            {path, dt, rk, sizesPtr, dataPointer(rw, loc, buf), where});
+    rt.call(rw, loc, ::tdsl::RuntimeFn::tdsl_npy_read, {path, dt, rk, sizesPtr, dataPointer(rw, loc, buf), where});
     rw.replaceOp(op, bufferization::ToTensorOp::create(rw, loc, type, buf,
                                                       /*restrict=*/true,
                                                       /*writable=*/true));
@@ -685,8 +682,7 @@ struct SaveLowering : OpConversionPattern<t::SaveOp> {
       return op.emitOpError("cannot save elements of type ") << orig.getElementType();
     Value buf = tensorBuffer(rw, loc, adaptor.getValue());
     unsigned rank = orig.getRank();
-    rt.call(rw, loc, "tdsl_npy_write", {},
-            {rt.getString(rw, loc, op.getPath()), i32Const(rw, loc, (int32_t)*dtype),
+    rt.call(rw, loc, ::tdsl::RuntimeFn::tdsl_npy_write, {rt.getString(rw, loc, op.getPath()), i32Const(rw, loc, (int32_t)*dtype),
              arith::ConstantOp::create(rw, loc, rw.getI64IntegerAttr(rank)),
              sizesPointer(rw, loc, buf, rank), dataPointer(rw, loc, buf),
              rt.getErrorWhere(rw, loc)});

@@ -378,6 +378,35 @@ TDSL_RUNTIME_EXPORT void tdsl_cuda_set_work(double flops, double bytes);
 TDSL_RUNTIME_EXPORT void tdsl_cuda_to_device(void *ptr);
 TDSL_RUNTIME_EXPORT void tdsl_cuda_to_host(void *ptr, const char *where);
 
+/*===---------------------- Called by generated code ------------------------===*/
+/* Generated code passes contiguous, row-major buffers as (sizes, data)
+ * pointers; these describe them as memrefs for the functions above. */
+
+/** Prints `text` (null: nothing), then a newline when `newline` != 0. */
+TDSL_RUNTIME_EXPORT void tdsl_print_str(const char *text, int32_t newline);
+/** tdsl_print_memref of a contiguous buffer of `rank` sizes at `data`. */
+TDSL_RUNTIME_EXPORT void tdsl_print_tensor(int32_t dtype, int64_t rank,
+                                           const int64_t *sizes,
+                                           const void *data, const char *prefix,
+                                           int32_t newline);
+/** Reads the .npy file at `path` and checks it against `sizes` (-1: any);
+ *  fills in the sizes the file gives. The data waits, per thread, for
+ *  tdsl_npy_read with the same path. */
+TDSL_RUNTIME_EXPORT void tdsl_npy_shape(const char *path, int32_t dtype,
+                                        int64_t rank, int64_t *sizes,
+                                        const char *where);
+/** Copies the data tdsl_npy_shape read for `path` into `out`. */
+TDSL_RUNTIME_EXPORT void tdsl_npy_read(const char *path, int32_t dtype,
+                                       int64_t rank, const int64_t *sizes,
+                                       void *out, const char *where);
+/** tdsl_npy_save of a contiguous buffer. */
+TDSL_RUNTIME_EXPORT void tdsl_npy_write(const char *path, int32_t dtype,
+                                        int64_t rank, const int64_t *sizes,
+                                        const void *data, const char *where);
+/** Starts a compiled program: resets the profile, reads its command-line
+ *  options (--threads=N, --profile, --profile-json=FILE, --help). */
+TDSL_RUNTIME_EXPORT void tdsl_init(int32_t argc, char **argv);
+
 #ifdef __cplusplus
 } /* extern "C" */
 #endif
