@@ -21,7 +21,7 @@ namespace tdsl::mlirgen {
 
 using llvm::SMLoc;
 using llvm::StringRef;
-namespace t = mlir::tdsl;
+namespace t = tdsl::ir;
 
 
 using Env = llvm::StringMap<mlir::Value>;

@@ -18,7 +18,7 @@ namespace {
 class BinaryInference : public ::testing::Test {
 protected:
   BinaryInference() : b(&ctx) {
-    ctx.loadDialect<tdsl::TDSLDialect, func::FuncDialect>();
+    ctx.loadDialect<tdsl::ir::TDSLDialect, func::FuncDialect>();
     module = ModuleOp::create(b.getUnknownLoc());
   }
   Type inferAdd(Type lhs, Type rhs) {
@@ -27,7 +27,7 @@ protected:
                                    b.getFunctionType({lhs, rhs}, {}));
     Block *body = fn.addEntryBlock();
     b.setInsertionPointToStart(body);
-    auto add = tdsl::AddOp::create(b, b.getUnknownLoc(), body->getArgument(0),
+    auto add = tdsl::ir::AddOp::create(b, b.getUnknownLoc(), body->getArgument(0),
                                    body->getArgument(1));
     func::ReturnOp::create(b, b.getUnknownLoc());
     EXPECT_TRUE(succeeded(add.verify()));

@@ -109,7 +109,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
 
   // The folders, on ops whose operands may be anything that verifies.
   mlir::Dialect *tdslDialect =
-      context.getLoadedDialect<mlir::tdsl::TDSLDialect>();
+      context.getLoadedDialect<tdsl::ir::TDSLDialect>();
   module->walk([&](mlir::Operation *op) {
     if (op->getDialect() != tdslDialect)
       return;

@@ -18,7 +18,7 @@ int main(int argc, char **argv) {
   // gpu-module-to-binary translates device code to LLVM IR (NVPTX).
   mlir::registerAllToLLVMIRTranslations(registry);
   mlir::registerAllPasses();
-  registry.insert<mlir::tdsl::TDSLDialect>();
+  registry.insert<tdsl::ir::TDSLDialect>();
   tdsl::registerTDSLPipelines();
   return mlir::asMainReturnCode(
       mlir::MlirOptMain(argc, argv, "TDSL optimizer driver\n", registry));

@@ -28,7 +28,7 @@ using namespace mlir;
 namespace {
 
 
-struct ForallToTBBPass : ::tdsl::impl::ForallToTBBBase<ForallToTBBPass> {
+struct ForallToTBBPass : tdsl::impl::ForallToTBBBase<ForallToTBBPass> {
   using Base::Base;
 
   void runOnOperation() override {
@@ -38,7 +38,7 @@ struct ForallToTBBPass : ::tdsl::impl::ForallToTBBBase<ForallToTBBPass> {
       if (!op->getParentOfType<scf::ForallOp>())
         outermost.push_back(op);
     });
-    ::tdsl::RuntimeCalls rt(module);
+    tdsl::RuntimeCalls rt(module);
     LowerToLLVMOptions options(&getContext());
     LLVMTypeConverter converter(&getContext(), options);
     unsigned counter = 0;
@@ -47,7 +47,7 @@ struct ForallToTBBPass : ::tdsl::impl::ForallToTBBBase<ForallToTBBPass> {
         return signalPassFailure();
   }
 
-  LogicalResult outline(scf::ForallOp op, ::tdsl::RuntimeCalls &rt,
+  LogicalResult outline(scf::ForallOp op, tdsl::RuntimeCalls &rt,
                         LLVMTypeConverter &converter, unsigned index) {
     if (!op.getOutputs().empty())
       return op.emitOpError("expected a bufferized scf.forall (no shared_outs)");
@@ -157,7 +157,7 @@ struct ForallToTBBPass : ::tdsl::impl::ForallToTBBBase<ForallToTBBPass> {
     Value zero64 = LLVM::ConstantOp::create(rw, loc, i64, rw.getI64IntegerAttr(0));
     Value total64 = arith::IndexCastOp::create(rw, loc, i64, total);
     Value grain64 = LLVM::ConstantOp::create(rw, loc, i64, rw.getI64IntegerAttr(grain));
-    rt.call(rw, loc, ::tdsl::RuntimeFn::tdsl_parallel_for, {zero64, total64, grain64, fn, ctxPtr});
+    rt.call(rw, loc, tdsl::RuntimeFn::tdsl_parallel_for, {zero64, total64, grain64, fn, ctxPtr});
     rw.eraseOp(op);
     return success();
   }

@@ -13,7 +13,7 @@ namespace tdsl {
 
 namespace {
 struct HoistVectorTransfersPass
-    : ::tdsl::impl::HoistVectorTransfersBase<HoistVectorTransfersPass> {
+    : tdsl::impl::HoistVectorTransfersBase<HoistVectorTransfersPass> {
   void runOnOperation() override {
     mlir::linalg::hoistRedundantVectorTransfers(getOperation());
   }

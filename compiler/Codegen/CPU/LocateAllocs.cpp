@@ -15,20 +15,20 @@ using namespace mlir;
 
 namespace {
 
-struct LocateAllocsPass : ::tdsl::impl::LocateAllocsBase<LocateAllocsPass> {
+struct LocateAllocsPass : tdsl::impl::LocateAllocsBase<LocateAllocsPass> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
     SmallVector<memref::AllocOp> allocs;
     module.walk([&](memref::AllocOp alloc) {
-      if (::tdsl::mayExhaustMemory(alloc.getType()) &&
-          ::tdsl::RuntimeCalls::whereOf(alloc.getLoc()) != "<unknown>")
+      if (tdsl::mayExhaustMemory(alloc.getType()) &&
+          tdsl::RuntimeCalls::whereOf(alloc.getLoc()) != "<unknown>")
         allocs.push_back(alloc);
     });
-    ::tdsl::RuntimeCalls rt(module);
+    tdsl::RuntimeCalls rt(module);
     OpBuilder b(&getContext());
     for (memref::AllocOp alloc : allocs) {
       b.setInsertionPoint(alloc);
-      rt.call(b, alloc.getLoc(), ::tdsl::RuntimeFn::tdsl_alloc_site, {rt.getErrorWhere(b, alloc.getLoc())});
+      rt.call(b, alloc.getLoc(), tdsl::RuntimeFn::tdsl_alloc_site, {rt.getErrorWhere(b, alloc.getLoc())});
     }
   }
 };

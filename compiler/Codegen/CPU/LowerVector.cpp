@@ -48,7 +48,7 @@ struct ZeroDTransferWrite : OpRewritePattern<vector::TransferWriteOp> {
   }
 };
 
-struct LowerVectorPass : ::tdsl::impl::LowerVectorBase<LowerVectorPass> {
+struct LowerVectorPass : tdsl::impl::LowerVectorBase<LowerVectorPass> {
   void runOnOperation() override {
     MLIRContext *ctx = &getContext();
     // Contractions and reductions first, so what they produce is lowered by

@@ -18,7 +18,7 @@ using namespace mlir;
 
 namespace {
 
-struct TileToForallPass : ::tdsl::impl::TileToForallBase<TileToForallPass> {
+struct TileToForallPass : tdsl::impl::TileToForallBase<TileToForallPass> {
   using Base::Base;
 
   /// Tile sizes for `op`: zero for reduction loops (they stay in the tile).
@@ -68,7 +68,7 @@ struct TileToForallPass : ::tdsl::impl::TileToForallBase<TileToForallPass> {
       // Loops carry the op's location and kernel id (against CSE merging).
       Location loc = op->getLoc();
       Attribute id = op->getAttr("tdsl.kernel_id");
-      auto tiled = ::tdsl::tileToForallFusingFills(rw, op, sizes);
+      auto tiled = tdsl::tileToForallFusingFills(rw, op, sizes);
       if (failed(tiled)) {
         op.emitWarning("could not be tiled; it runs serially");
         continue;

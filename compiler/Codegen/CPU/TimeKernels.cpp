@@ -20,18 +20,18 @@ using namespace mlir;
 
 namespace {
 
-struct TimeKernelsPass : ::tdsl::impl::TimeKernelsBase<TimeKernelsPass> {
+struct TimeKernelsPass : tdsl::impl::TimeKernelsBase<TimeKernelsPass> {
   // A module pass: it adds runtime declarations and strings to the module,
   // which functions processed in parallel would race on.
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    ::tdsl::RuntimeCalls rt(module);
+    tdsl::RuntimeCalls rt(module);
     for (auto fn : llvm::to_vector(module.getOps<func::FuncOp>()))
       if (!fn.isExternal())
         timeKernels(fn, rt);
   }
 
-  void timeKernels(func::FuncOp fn, ::tdsl::RuntimeCalls &rt) {
+  void timeKernels(func::FuncOp fn, tdsl::RuntimeCalls &rt) {
     // Outermost kernels, also inside sequential loops and branches.
     SmallVector<Operation *> kernels;
     fn.walk<WalkOrder::PreOrder>([&](Operation *op) {
@@ -53,21 +53,21 @@ struct TimeKernelsPass : ::tdsl::impl::TimeKernelsBase<TimeKernelsPass> {
       op->setAttr("tdsl.kernel_id",
                   b.getStringAttr(fn.getSymName() + "#" + Twine(counter++)));
       b.setInsertionPoint(op);
-      std::string name = ::tdsl::RuntimeCalls::kernelNameOf(loc);
+      std::string name = tdsl::RuntimeCalls::kernelNameOf(loc);
       if (name.empty())
         name = fn.getSymName().str() + "." +
                op->getName().stripDialect().str();
-      Value id = rt.call(b, loc, ::tdsl::RuntimeFn::tdsl_kernel_register, {rt.getString(b, loc, name), rt.getWhere(b, loc)})[0];
-      Value t0 = rt.call(b, loc, ::tdsl::RuntimeFn::tdsl_kernel_begin, {id})[0];
+      Value id = rt.call(b, loc, tdsl::RuntimeFn::tdsl_kernel_register, {rt.getString(b, loc, name), rt.getWhere(b, loc)})[0];
+      Value t0 = rt.call(b, loc, tdsl::RuntimeFn::tdsl_kernel_begin, {id})[0];
       b.setInsertionPointAfter(op);
       Value flops, bytes;
       if (auto lop = dyn_cast<linalg::LinalgOp>(op)) {
-        std::tie(flops, bytes) = ::tdsl::buildKernelWork(b, loc, lop);
+        std::tie(flops, bytes) = tdsl::buildKernelWork(b, loc, lop);
       } else {
         flops = arith::ConstantOp::create(b, loc, b.getF64FloatAttr(0.0));
         bytes = flops;
       }
-      rt.call(b, loc, ::tdsl::RuntimeFn::tdsl_kernel_end, {id, t0, flops, bytes});
+      rt.call(b, loc, tdsl::RuntimeFn::tdsl_kernel_end, {id, t0, flops, bytes});
     }
   }
 };

@@ -87,7 +87,7 @@ bool hasConstantReductionLoop(linalg::LinalgOp op) {
   return false;
 }
 
-struct VectorizePass : ::tdsl::impl::VectorizeBase<VectorizePass> {
+struct VectorizePass : tdsl::impl::VectorizeBase<VectorizePass> {
   using Base::Base;
 
   /// The register tile of `op`; 0 leaves a loop untiled.

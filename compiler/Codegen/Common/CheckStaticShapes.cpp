@@ -38,7 +38,7 @@ bool isConditional(Operation *op) {
 }
 
 struct CheckStaticShapesPass
-    : ::tdsl::impl::CheckStaticShapesBase<CheckStaticShapesPass> {
+    : tdsl::impl::CheckStaticShapesBase<CheckStaticShapesPass> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
     MLIRContext *ctx = &getContext();

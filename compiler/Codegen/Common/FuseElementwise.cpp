@@ -16,7 +16,7 @@ using namespace mlir;
 
 namespace {
 struct FuseElementwisePass
-    : ::tdsl::impl::FuseElementwiseBase<FuseElementwisePass> {
+    : tdsl::impl::FuseElementwiseBase<FuseElementwisePass> {
   void runOnOperation() override {
     MLIRContext *ctx = &getContext();
     RewritePatternSet patterns(ctx);

@@ -21,7 +21,7 @@ namespace tdsl {
 using namespace mlir;
 
 namespace {
-struct HoistAllocasPass : ::tdsl::impl::HoistAllocasBase<HoistAllocasPass> {
+struct HoistAllocasPass : tdsl::impl::HoistAllocasBase<HoistAllocasPass> {
   void runOnOperation() override {
     getOperation()->walk([](LLVM::LLVMFuncOp fn) {
       if (fn.isExternal())

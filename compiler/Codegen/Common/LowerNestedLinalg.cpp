@@ -175,7 +175,7 @@ bool isUnusedWithChecks(linalg::LinalgOp op) {
 }
 
 struct LowerNestedLinalgPass
-    : ::tdsl::impl::LowerNestedLinalgBase<LowerNestedLinalgPass> {
+    : tdsl::impl::LowerNestedLinalgBase<LowerNestedLinalgPass> {
   void runOnOperation() override {
     // Innermost first, so an op rewritten later holds only loops. Named
     // ops (a matrix product, a fill in a body) become generics first.

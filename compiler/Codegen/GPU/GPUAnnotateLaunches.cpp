@@ -26,10 +26,10 @@ std::string identifier(StringRef name) {
 }
 
 struct GPUAnnotateLaunchesPass
-    : ::tdsl::impl::GPUAnnotateLaunchesBase<GPUAnnotateLaunchesPass> {
+    : tdsl::impl::GPUAnnotateLaunchesBase<GPUAnnotateLaunchesPass> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    ::tdsl::RuntimeCalls rt(module);
+    tdsl::RuntimeCalls rt(module);
     OpBuilder b(&getContext());
     llvm::StringSet<> used;
     llvm::DenseSet<Operation *> renamed;
@@ -38,7 +38,7 @@ struct GPUAnnotateLaunchesPass
     for (gpu::LaunchFuncOp launch : launches) {
       Location loc = launch.getLoc();
       b.setInsertionPoint(launch);
-      rt.call(b, loc, ::tdsl::RuntimeFn::tdsl_cuda_set_location, {rt.getErrorWhere(b, loc)});
+      rt.call(b, loc, tdsl::RuntimeFn::tdsl_cuda_set_location, {rt.getErrorWhere(b, loc)});
       // One module per kernel after outlining: rename both.
       auto gpuModule =
           module.lookupSymbol<gpu::GPUModuleOp>(launch.getKernelModuleName());
@@ -46,7 +46,7 @@ struct GPUAnnotateLaunchesPass
       if (!gpuModule || !renamed.insert(gpuModule).second)
         continue;
       auto kernel = gpuModule.lookupSymbol<gpu::GPUFuncOp>(launch.getKernelName());
-      std::string base = identifier(::tdsl::RuntimeCalls::kernelNameOf(loc));
+      std::string base = identifier(tdsl::RuntimeCalls::kernelNameOf(loc));
       if (base == "kernel")
         base = kernel ? kernel.getName().str() : base;
       std::string name = base;

@@ -28,7 +28,7 @@ bool isDeviceFunction(StringRef name) {
 }
 
 struct GPUCheckDeviceCallsPass
-    : ::tdsl::impl::GPUCheckDeviceCallsBase<GPUCheckDeviceCallsPass> {
+    : tdsl::impl::GPUCheckDeviceCallsBase<GPUCheckDeviceCallsPass> {
   void runOnOperation() override {
     gpu::GPUModuleOp module = getOperation();
     module.walk([&](LLVM::CallOp call) {

@@ -16,7 +16,7 @@ using namespace mlir;
 
 namespace {
 struct GPUDeviceChecksPass
-    : ::tdsl::impl::GPUDeviceChecksBase<GPUDeviceChecksPass> {
+    : tdsl::impl::GPUDeviceChecksBase<GPUDeviceChecksPass> {
   void runOnOperation() override {
     // Every check in device code, whatever shape canonicalization left it
     // in: two checks with one condition merge into one scf.if (and lose

@@ -19,11 +19,11 @@ namespace tdsl {
 using namespace mlir;
 
 namespace {
-struct GPUHostMemoryPass : ::tdsl::impl::GPUHostMemoryBase<GPUHostMemoryPass> {
+struct GPUHostMemoryPass : tdsl::impl::GPUHostMemoryBase<GPUHostMemoryPass> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
     IRRewriter rw(&getContext());
-    ::tdsl::RuntimeCalls rt(module);
+    tdsl::RuntimeCalls rt(module);
     SmallVector<Operation *> ops;
     module.walk([&](Operation *op) {
       // Buffers inside the loops that become kernels are the kernel's own
@@ -42,9 +42,9 @@ struct GPUHostMemoryPass : ::tdsl::impl::GPUHostMemoryBase<GPUHostMemoryPass> {
       Location loc = op->getLoc();
       if (auto alloc = dyn_cast<memref::AllocOp>(op)) {
         // Running out of GPU memory names the buffer's DSL line.
-        if (::tdsl::mayExhaustMemory(alloc.getType()) &&
-            ::tdsl::RuntimeCalls::whereOf(loc) != "<unknown>")
-          rt.call(rw, loc, ::tdsl::RuntimeFn::tdsl_alloc_site, {rt.getErrorWhere(rw, loc)});
+        if (tdsl::mayExhaustMemory(alloc.getType()) &&
+            tdsl::RuntimeCalls::whereOf(loc) != "<unknown>")
+          rt.call(rw, loc, tdsl::RuntimeFn::tdsl_alloc_site, {rt.getErrorWhere(rw, loc)});
         auto g = gpu::AllocOp::create(rw, loc, alloc.getType(), Type(), ValueRange{},
                                       alloc.getDynamicSizes(), alloc.getSymbolOperands(),
                                       rw.getUnitAttr());
@@ -59,7 +59,7 @@ struct GPUHostMemoryPass : ::tdsl::impl::GPUHostMemoryBase<GPUHostMemoryPass> {
         Value i64 = arith::IndexCastOp::create(rw, loc, rw.getI64Type(), idx);
         Value ptr = LLVM::IntToPtrOp::create(rw, loc, ptrType, i64);
         Value stream = LLVM::ZeroOp::create(rw, loc, ptrType);
-        rt.call(rw, loc, ::tdsl::RuntimeFn::mgpuMemFree, {ptr, stream});
+        rt.call(rw, loc, tdsl::RuntimeFn::mgpuMemFree, {ptr, stream});
         rw.eraseOp(op);
       } else {
         // Constants: one managed copy (never freed: like the global itself).

@@ -24,7 +24,7 @@ using namespace mlir;
 namespace {
 
 struct GPULowerAllReducePass
-    : ::tdsl::impl::GPULowerAllReduceBase<GPULowerAllReducePass> {
+    : tdsl::impl::GPULowerAllReduceBase<GPULowerAllReducePass> {
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
     populateGpuAllReducePatterns(patterns);

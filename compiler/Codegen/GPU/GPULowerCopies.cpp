@@ -54,7 +54,7 @@ void lowerCopy(memref::CopyOp copy) {
 }
 
 struct GPULowerCopiesPass
-    : ::tdsl::impl::GPULowerCopiesBase<GPULowerCopiesPass> {
+    : tdsl::impl::GPULowerCopiesBase<GPULowerCopiesPass> {
   void runOnOperation() override {
     SmallVector<memref::CopyOp> copies;
     getOperation().walk([&](memref::CopyOp copy) {

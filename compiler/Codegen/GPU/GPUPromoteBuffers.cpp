@@ -21,7 +21,7 @@ using namespace mlir;
 
 namespace {
 struct GPUPromoteBuffersPass
-    : ::tdsl::impl::GPUPromoteBuffersBase<GPUPromoteBuffersPass> {
+    : tdsl::impl::GPUPromoteBuffersBase<GPUPromoteBuffersPass> {
   using Base::Base;
 
   bool small(MemRefType type) {

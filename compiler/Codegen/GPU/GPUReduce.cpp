@@ -41,7 +41,7 @@ std::optional<unsigned> reducedOutput(linalg::GenericOp op) {
 
 /// The combiner of a reduction body: the op that the yield returns, when it
 /// combines the accumulator (the output block argument) with a value.
-std::optional<std::pair<gpu::AllReduceOperation, ::tdsl::Combine>>
+std::optional<std::pair<gpu::AllReduceOperation, tdsl::Combine>>
 combinerOf(linalg::GenericOp op) {
   std::optional<unsigned> r = reducedOutput(op);
   if (!r)
@@ -63,7 +63,7 @@ combinerOf(linalg::GenericOp op) {
       !yielded->getResult(0).hasOneUse())
     return std::nullopt;
   using R = gpu::AllReduceOperation;
-  using C = ::tdsl::Combine;
+  using C = tdsl::Combine;
   if (isa<arith::AddFOp, arith::AddIOp>(yielded)) return std::make_pair(R::ADD, C::Add);
   if (isa<arith::MulFOp, arith::MulIOp>(yielded)) return std::make_pair(R::MUL, C::Mul);
   if (isa<arith::MaximumFOp>(yielded)) return std::make_pair(R::MAXIMUMF, C::Max);
@@ -75,8 +75,8 @@ combinerOf(linalg::GenericOp op) {
 
 /// The identity of a combiner (signed for integers: max and min here are
 /// arith.maxsi and minsi).
-TypedAttr identityOf(Type type, ::tdsl::Combine kind) {
-  using C = ::tdsl::Combine;
+TypedAttr identityOf(Type type, tdsl::Combine kind) {
+  using C = tdsl::Combine;
   if (auto f = dyn_cast<FloatType>(type)) {
     const llvm::fltSemantics &sem = f.getFloatSemantics();
     switch (kind) {
@@ -189,13 +189,13 @@ bool tdsl::isRowReduction(linalg::LinalgOp op) {
 
 namespace {
 
-struct GPUReducePass : ::tdsl::impl::GPUReduceBase<GPUReducePass> {
+struct GPUReducePass : tdsl::impl::GPUReduceBase<GPUReducePass> {
   using Base::Base;
 
   void runOnOperation() override {
     SmallVector<linalg::GenericOp> candidates, rows;
     getOperation().walk([&](linalg::GenericOp op) {
-      if (op.hasPureBufferSemantics() && ::tdsl::isRowReduction(op) &&
+      if (op.hasPureBufferSemantics() && tdsl::isRowReduction(op) &&
           !op->getParentOfType<gpu::LaunchOp>() &&
           !op->getParentOfType<scf::ForallOp>() &&
           !op->getParentOfType<scf::ParallelOp>() &&
@@ -224,7 +224,7 @@ struct GPUReducePass : ::tdsl::impl::GPUReduceBase<GPUReducePass> {
     auto [allReduceKind, combineKind] = *combinerOf(op);
     unsigned r = *reducedOutput(op);
     Location loc = op.getLoc();
-    std::optional<Value> fill = ::tdsl::takeInitFill(op, r);
+    std::optional<Value> fill = tdsl::takeInitFill(op, r);
     OpBuilder b(op);
     Value out = op.getDpsInits()[r];
     Type elemType = getElementTypeOrSelf(out.getType());

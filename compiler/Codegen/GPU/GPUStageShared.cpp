@@ -154,7 +154,7 @@ gpu::LaunchOp TileKernelEmitter::emit() {
     extents.push_back(getValueOrCreateConstantIndexOp(b, loc, r.size));
   out = op.getDpsInits()[0];
   elemType = getElementTypeOrSelf(out.getType());
-  std::optional<Value> fillValue = ::tdsl::takeInitFill(op);
+  std::optional<Value> fillValue = tdsl::takeInitFill(op);
   createLaunch(b);
   OpBuilder kb = OpBuilder::atBlockBegin(&launch.getBody().front());
   initOutputs(kb, fillValue);
@@ -501,7 +501,7 @@ static void moveBodyBuffersToStack(gpu::LaunchOp launch) {
 namespace {
 
 struct GPUStageSharedPass
-    : ::tdsl::impl::GPUStageSharedBase<GPUStageSharedPass> {
+    : tdsl::impl::GPUStageSharedBase<GPUStageSharedPass> {
   using Base::Base;
 
   void runOnOperation() override {
@@ -516,7 +516,7 @@ struct GPUStageSharedPass
           !op->getParentOfType<scf::ForallOp>() &&
           !op->getParentOfType<scf::ParallelOp>() &&
           !op->getParentOfType<linalg::LinalgOp>() &&
-          ::tdsl::isStagedTileKernel(op))
+          tdsl::isStagedTileKernel(op))
         ops.push_back(op);
     });
     for (linalg::LinalgOp op : ops) {

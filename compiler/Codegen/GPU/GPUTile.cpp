@@ -23,7 +23,7 @@ using namespace mlir;
 
 namespace {
 
-struct GPUTilePass : ::tdsl::impl::GPUTileBase<GPUTilePass> {
+struct GPUTilePass : tdsl::impl::GPUTileBase<GPUTilePass> {
   using Base::Base;
 
   /// Tiles `op` into an scf.forall; returns the tiled op inside, or null.
@@ -34,7 +34,7 @@ struct GPUTilePass : ::tdsl::impl::GPUTileBase<GPUTilePass> {
     SmallVector<int64_t> interchange;
     for (int64_t i = sizes.size() - 1; i >= 0; --i)
       interchange.push_back(i);
-    auto tiled = ::tdsl::tileToForallFusingFills(rw, op, sizes, interchange);
+    auto tiled = tdsl::tileToForallFusingFills(rw, op, sizes, interchange);
     return succeeded(tiled) ? tiled->first : nullptr;
   }
 
@@ -100,7 +100,7 @@ struct GPUTilePass : ::tdsl::impl::GPUTileBase<GPUTilePass> {
         candidates.push_back(op);
     });
     IRRewriter rw(ctx);
-    ::tdsl::RuntimeCalls rt(fn->getParentOfType<ModuleOp>());
+    tdsl::RuntimeCalls rt(fn->getParentOfType<ModuleOp>());
     tileOps(rw, rt, candidates);
     // Fills that no tile absorbed: a kernel of their own, unless their one
     // user is written as gpu.launch later, which starts from the value.
@@ -111,16 +111,16 @@ struct GPUTilePass : ::tdsl::impl::GPUTileBase<GPUTilePass> {
         return;
       if (fill->hasOneUse()) {
         auto user = dyn_cast<linalg::LinalgOp>(*fill->user_begin());
-        if (user && (::tdsl::isStagedTileKernel(user) || ::tdsl::isRowReduction(user)))
+        if (user && (tdsl::isStagedTileKernel(user) || tdsl::isRowReduction(user)))
           return;
       }
-      fill->setLoc(::tdsl::kernelLoc(fill, "fill")); // its kernel's name
+      fill->setLoc(tdsl::kernelLoc(fill, "fill")); // its kernel's name
       fills.push_back(fill);
     });
     tileOps(rw, rt, fills);
   }
 
-  void tileOps(IRRewriter &rw, ::tdsl::RuntimeCalls &rt,
+  void tileOps(IRRewriter &rw, tdsl::RuntimeCalls &rt,
                ArrayRef<linalg::LinalgOp> candidates) {
     for (linalg::LinalgOp op : llvm::reverse(candidates)) {
       if (!op->getBlock())
@@ -148,15 +148,15 @@ struct GPUTilePass : ::tdsl::impl::GPUTileBase<GPUTilePass> {
         }
       }
       // Written as gpu.launch after bufferization (GPUKernelForms.h).
-      bool later = ::tdsl::isStagedTileKernel(op) || ::tdsl::isRowReduction(op);
+      bool later = tdsl::isStagedTileKernel(op) || tdsl::isRowReduction(op);
       // A grid has 3 dimensions: more parallel loops stay on the host.
       if (!later &&
           llvm::count_if(blockSizes, [](int64_t s) { return s != 0; }) > 3)
         continue;
       // The runtime credits this work to the next launch: this op's kernel.
       rw.setInsertionPoint(op);
-      auto [flops, bytes] = ::tdsl::buildKernelWork(rw, op.getLoc(), op);
-      rt.call(rw, op.getLoc(), ::tdsl::RuntimeFn::tdsl_cuda_set_work, {flops, bytes});
+      auto [flops, bytes] = tdsl::buildKernelWork(rw, op.getLoc(), op);
+      rt.call(rw, op.getLoc(), tdsl::RuntimeFn::tdsl_cuda_set_work, {flops, bytes});
       if (later)
         continue;
       // An element-wise op over contiguous elements is one loop: blocks of

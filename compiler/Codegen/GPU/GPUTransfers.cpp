@@ -67,10 +67,10 @@ bool isDeviceCopy(Operation *op) {
          from.getType().getElementType().isIntOrFloat();
 }
 
-struct GPUTransfersPass : ::tdsl::impl::GPUTransfersBase<GPUTransfersPass> {
+struct GPUTransfersPass : tdsl::impl::GPUTransfersBase<GPUTransfersPass> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    ::tdsl::RuntimeCalls rt(module);
+    tdsl::RuntimeCalls rt(module);
     for (auto fn : llvm::to_vector(module.getOps<func::FuncOp>()))
       if (!fn.isExternal())
         runOnFunction(fn, rt);
@@ -83,7 +83,7 @@ struct GPUTransfersPass : ::tdsl::impl::GPUTransfersBase<GPUTransfersPass> {
                                     i64);
   }
 
-  void runOnFunction(func::FuncOp fn, ::tdsl::RuntimeCalls &rt) {
+  void runOnFunction(func::FuncOp fn, tdsl::RuntimeCalls &rt) {
     OpBuilder b(&getContext());
     SmallVector<Operation *> deviceOps; // launches and device copies
     SmallVector<std::pair<Operation *, Value>> hostUses;
@@ -104,7 +104,7 @@ struct GPUTransfersPass : ::tdsl::impl::GPUTransfersBase<GPUTransfersPass> {
           buffers.insert(rootOf(v));
       b.setInsertionPoint(op);
       for (Value buffer : buffers)
-        rt.call(b, op->getLoc(), ::tdsl::RuntimeFn::tdsl_cuda_to_device, {pointerTo(b, op->getLoc(), buffer)});
+        rt.call(b, op->getLoc(), tdsl::RuntimeFn::tdsl_cuda_to_device, {pointerTo(b, op->getLoc(), buffer)});
       if (auto copy = dyn_cast<memref::CopyOp>(op)) {
         // The driver copies on the device (a timed d2d row), then waits:
         // the kernels' streams do not wait for the default stream.
@@ -114,9 +114,9 @@ struct GPUTransfersPass : ::tdsl::impl::GPUTransfersBase<GPUTransfersPass> {
             b, loc, b.getI64Type(),
             type.getNumElements() * ((type.getElementTypeBitWidth() + 7) / 8));
         Value null = LLVM::ZeroOp::create(b, loc, LLVM::LLVMPointerType::get(b.getContext()));
-        rt.call(b, loc, ::tdsl::RuntimeFn::mgpuMemcpy, {pointerTo(b, loc, copy.getTarget()), pointerTo(b, loc, copy.getSource()),
+        rt.call(b, loc, tdsl::RuntimeFn::mgpuMemcpy, {pointerTo(b, loc, copy.getTarget()), pointerTo(b, loc, copy.getSource()),
                  bytes, null});
-        rt.call(b, loc, ::tdsl::RuntimeFn::mgpuStreamSynchronize, {null});
+        rt.call(b, loc, tdsl::RuntimeFn::mgpuStreamSynchronize, {null});
         copy.erase();
       }
     }
@@ -141,7 +141,7 @@ struct GPUTransfersPass : ::tdsl::impl::GPUTransfersBase<GPUTransfersPass> {
         continue;
       b.setInsertionPoint(at);
       Location loc = op->getLoc();
-      rt.call(b, loc, ::tdsl::RuntimeFn::tdsl_cuda_to_host, {pointerTo(b, loc, buffer), rt.getWhere(b, loc)});
+      rt.call(b, loc, tdsl::RuntimeFn::tdsl_cuda_to_host, {pointerTo(b, loc, buffer), rt.getWhere(b, loc)});
     }
   }
 };

@@ -11,7 +11,7 @@ namespace tdsl {
 using namespace mlir;
 
 namespace {
-struct GPUWrapBitcodePass : ::tdsl::impl::GPUWrapBitcodeBase<GPUWrapBitcodePass> {
+struct GPUWrapBitcodePass : tdsl::impl::GPUWrapBitcodeBase<GPUWrapBitcodePass> {
   void runOnOperation() override {
     getOperation().walk([&](gpu::BinaryOp binary) {
       SmallVector<Attribute> objects;

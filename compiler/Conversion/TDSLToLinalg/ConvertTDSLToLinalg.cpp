@@ -35,7 +35,7 @@ namespace tdsl {
 } // namespace tdsl
 
 using namespace mlir;
-namespace t = mlir::tdsl;
+namespace t = tdsl::ir;
 
 namespace {
 
@@ -312,10 +312,10 @@ SmallVector<Value> dynamicResultSizes(OpBuilder &b, Location loc,
 /// Stops the program with "<file:line:col>: error: <message>" when `ok` is
 /// false: run-time shape checks that the compiler could not prove.
 void emitFailure(OpBuilder &b, Location loc, Value bad, StringRef message,
-                 ::tdsl::RuntimeCalls &rt);
+                 tdsl::RuntimeCalls &rt);
 
 void emitCheck(OpBuilder &b, Location loc, Value ok, StringRef message,
-               ::tdsl::RuntimeCalls &rt) {
+               tdsl::RuntimeCalls &rt) {
   Value bad = arith::XOrIOp::create(
       b, loc, ok, arith::ConstantOp::create(b, loc, b.getBoolAttr(true)));
   emitFailure(b, loc, bad, message, rt);
@@ -323,20 +323,20 @@ void emitCheck(OpBuilder &b, Location loc, Value ok, StringRef message,
 
 /// Stops the program with "<file:line:col>: error: <message>" when `bad`.
 void emitFailure(OpBuilder &b, Location loc, Value bad, StringRef message,
-                 ::tdsl::RuntimeCalls &rt) {
+                 tdsl::RuntimeCalls &rt) {
   auto ifOp = scf::IfOp::create(b, loc, bad, /*withElseRegion=*/false);
   // tdsl-check-static-shapes reports the check at compile time when
   // inlining makes it fail for sure.
   ifOp->setAttr("tdsl.check", b.getStringAttr(message));
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(ifOp.thenBlock());
-  rt.call(b, loc, ::tdsl::RuntimeFn::tdsl_fatal, {rt.getErrorWhere(b, loc), rt.getString(b, loc, message)});
+  rt.call(b, loc, tdsl::RuntimeFn::tdsl_fatal, {rt.getErrorWhere(b, loc), rt.getString(b, loc, message)});
 }
 
 /// cf.assert (MLIRGen's call-boundary shape checks) as a located, clean
 /// exit 1 through the runtime instead of abort().
 struct AssertLowering : OpConversionPattern<cf::AssertOp> {
-  AssertLowering(const TypeConverter &tc, MLIRContext *ctx, ::tdsl::RuntimeCalls &rt)
+  AssertLowering(const TypeConverter &tc, MLIRContext *ctx, tdsl::RuntimeCalls &rt)
       : OpConversionPattern(tc, ctx, /*benefit=*/2), rt(rt) {}
   LogicalResult matchAndRewrite(cf::AssertOp op, OpAdaptor adaptor,
                                 ConversionPatternRewriter &rw) const override {
@@ -344,16 +344,16 @@ struct AssertLowering : OpConversionPattern<cf::AssertOp> {
     rw.eraseOp(op);
     return success();
   }
-  ::tdsl::RuntimeCalls &rt;
+  tdsl::RuntimeCalls &rt;
 };
 
 /// Every element-wise tdsl op: arith/math on scalars, linalg.generic on
 /// tensors.
 struct ElementwiseLowering : ConversionPattern {
   ElementwiseLowering(const TypeConverter &tc, MLIRContext *ctx,
-                      ::tdsl::RuntimeCalls &rt)
+                      tdsl::RuntimeCalls &rt)
       : ConversionPattern(tc, MatchAnyOpTypeTag(), 1, ctx), rt(rt) {}
-  ::tdsl::RuntimeCalls &rt;
+  tdsl::RuntimeCalls &rt;
 
   /// Operands whose extent along a result dimension is only known at run
   /// time must equal the result's there (broadcasting a run-time 1 is not
@@ -431,7 +431,7 @@ struct ElementwiseLowering : ConversionPattern {
         });
     if (!ok)
       return failure();
-    generic->setLoc(::tdsl::kernelLoc(op, op->getName().stripDialect()));
+    generic->setLoc(tdsl::kernelLoc(op, op->getName().stripDialect()));
     rw.replaceOp(op, generic.getResult(0));
     return success();
   }
@@ -504,7 +504,7 @@ struct ArangeLowering : OpConversionPattern<t::ArangeOp> {
                                     return convertScalar(b, l, lin,
                                                          b.getIndexType(), orig);
                                   });
-    r.getDefiningOp()->setLoc(::tdsl::kernelLoc(op, "arange"));
+    r.getDefiningOp()->setLoc(tdsl::kernelLoc(op, "arange"));
     rw.replaceOp(op, r);
     return success();
   }
@@ -518,7 +518,7 @@ struct RandomLowering : OpConversionPattern<t::RandomOp> {
     Value ctr = adaptor.getCounter();
     if (isa<IndexType>(ctr.getType()))
       ctr = arith::IndexCastOp::create(rw, loc, rw.getI64Type(), ctr);
-    rw.replaceOp(op, ::tdsl::buildRandom(
+    rw.replaceOp(op, tdsl::buildRandom(
                          rw, loc, adaptor.getSeed(), ctr,
                          cast<FloatType>(op.getType()),
                          op.getDistribution() == t::Distribution::normal));
@@ -537,10 +537,10 @@ struct RandomTensorLowering : OpConversionPattern<t::RandomTensorOp> {
         rw, op.getLoc(), type, adaptor.getDynamicSizes(),
         [&](OpBuilder &b, Location l, Value lin) {
           Value ctr = arith::IndexCastOp::create(b, l, b.getI64Type(), lin);
-          return ::tdsl::buildRandom(b, l, seed, ctr,
+          return tdsl::buildRandom(b, l, seed, ctr,
                                      cast<FloatType>(type.getElementType()), normal);
         });
-    r.getDefiningOp()->setLoc(::tdsl::kernelLoc(op, "random"));
+    r.getDefiningOp()->setLoc(tdsl::kernelLoc(op, "random"));
     rw.replaceOp(op, r);
     return success();
   }
@@ -586,7 +586,7 @@ Value i32Const(OpBuilder &b, Location loc, int64_t v) {
 }
 
 struct PrintLowering : OpConversionPattern<t::PrintOp> {
-  PrintLowering(const TypeConverter &tc, MLIRContext *ctx, ::tdsl::RuntimeCalls &rt)
+  PrintLowering(const TypeConverter &tc, MLIRContext *ctx, tdsl::RuntimeCalls &rt)
       : OpConversionPattern(tc, ctx), rt(rt) {}
   LogicalResult matchAndRewrite(t::PrintOp op, OpAdaptor adaptor,
                                 ConversionPatternRewriter &rw) const override {
@@ -595,18 +595,18 @@ struct PrintLowering : OpConversionPattern<t::PrintOp> {
                                    : rt.getNull(rw, loc);
     Value newline = i32Const(rw, loc, op.getNoNewline() ? 0 : 1);
     if (!op.getValue()) {
-      rt.call(rw, loc, ::tdsl::RuntimeFn::tdsl_print_str, {prefix, newline});
+      rt.call(rw, loc, tdsl::RuntimeFn::tdsl_print_str, {prefix, newline});
       rw.eraseOp(op);
       return success();
     }
     Type orig = op.getValue().getType();
     Value v = adaptor.getValue();
-    auto dtype = ::tdsl::getDType(getElementTypeOrSelf(orig));
+    auto dtype = tdsl::getDType(getElementTypeOrSelf(orig));
     if (!dtype)
       return op.emitOpError("cannot print values of type ") << orig;
     if (auto tt = dyn_cast<RankedTensorType>(v.getType())) {
       Value buf = tensorBuffer(rw, loc, v);
-      rt.call(rw, loc, ::tdsl::RuntimeFn::tdsl_print_tensor, {i32Const(rw, loc, (int32_t)*dtype),
+      rt.call(rw, loc, tdsl::RuntimeFn::tdsl_print_tensor, {i32Const(rw, loc, (int32_t)*dtype),
                arith::ConstantOp::create(rw, loc, rw.getI64IntegerAttr(tt.getRank())),
                sizesPointer(rw, loc, buf, tt.getRank()), dataPointer(rw, loc, buf),
                prefix, newline});
@@ -614,26 +614,26 @@ struct PrintLowering : OpConversionPattern<t::PrintOp> {
       return success();
     }
     // f16/bf16 travel as their bits; i1 as a byte.
-    if (*dtype == ::tdsl::DType::F16 || *dtype == ::tdsl::DType::BF16)
+    if (*dtype == tdsl::DType::F16 || *dtype == tdsl::DType::BF16)
       v = arith::BitcastOp::create(rw, loc, rw.getI16Type(), v);
-    else if (*dtype == ::tdsl::DType::I1)
+    else if (*dtype == tdsl::DType::I1)
       v = arith::ExtUIOp::create(rw, loc, rw.getI8Type(), v);
-    rt.call(rw, loc, ::tdsl::getPrintFn(*dtype), {v, prefix, newline});
+    rt.call(rw, loc, tdsl::getPrintFn(*dtype), {v, prefix, newline});
     rw.eraseOp(op);
     return success();
   }
-  ::tdsl::RuntimeCalls &rt;
+  tdsl::RuntimeCalls &rt;
 };
 
 struct LoadLowering : OpConversionPattern<t::LoadOp> {
-  LoadLowering(const TypeConverter &tc, MLIRContext *ctx, ::tdsl::RuntimeCalls &rt)
+  LoadLowering(const TypeConverter &tc, MLIRContext *ctx, tdsl::RuntimeCalls &rt)
       : OpConversionPattern(tc, ctx), rt(rt) {}
   LogicalResult matchAndRewrite(t::LoadOp op, OpAdaptor,
                                 ConversionPatternRewriter &rw) const override {
     Location loc = op.getLoc();
     auto orig = cast<RankedTensorType>(op.getType());
     auto type = cast<RankedTensorType>(getTypeConverter()->convertType(orig));
-    auto dtype = ::tdsl::getDType(orig.getElementType());
+    auto dtype = tdsl::getDType(orig.getElementType());
     if (!dtype)
       return op.emitOpError("cannot load elements of type ") << orig.getElementType();
     unsigned rank = type.getRank();
@@ -651,7 +651,7 @@ struct LoadLowering : OpConversionPattern<t::LoadOp> {
                                                  type.isDynamicDim(d) ? -1 : type.getDimSize(d))),
           sizes, ValueRange{arith::ConstantIndexOp::create(rw, loc, d)});
     Value sizesPtr = dataPointer(rw, loc, sizes);
-    rt.call(rw, loc, ::tdsl::RuntimeFn::tdsl_npy_shape, {path, dt, rk, sizesPtr, where});
+    rt.call(rw, loc, tdsl::RuntimeFn::tdsl_npy_shape, {path, dt, rk, sizesPtr, where});
     SmallVector<Value> dyn;
     for (unsigned d = 0; d < rank; ++d)
       if (type.isDynamicDim(d)) {
@@ -661,35 +661,35 @@ struct LoadLowering : OpConversionPattern<t::LoadOp> {
       }
     auto mt = MemRefType::get(type.getShape(), type.getElementType());
     Value buf = memref::AllocOp::create(rw, loc, mt, dyn);
-    rt.call(rw, loc, ::tdsl::RuntimeFn::tdsl_npy_read, {path, dt, rk, sizesPtr, dataPointer(rw, loc, buf), where});
+    rt.call(rw, loc, tdsl::RuntimeFn::tdsl_npy_read, {path, dt, rk, sizesPtr, dataPointer(rw, loc, buf), where});
     rw.replaceOp(op, bufferization::ToTensorOp::create(rw, loc, type, buf,
                                                       /*restrict=*/true,
                                                       /*writable=*/true));
     return success();
   }
-  ::tdsl::RuntimeCalls &rt;
+  tdsl::RuntimeCalls &rt;
 };
 
 struct SaveLowering : OpConversionPattern<t::SaveOp> {
-  SaveLowering(const TypeConverter &tc, MLIRContext *ctx, ::tdsl::RuntimeCalls &rt)
+  SaveLowering(const TypeConverter &tc, MLIRContext *ctx, tdsl::RuntimeCalls &rt)
       : OpConversionPattern(tc, ctx), rt(rt) {}
   LogicalResult matchAndRewrite(t::SaveOp op, OpAdaptor adaptor,
                                 ConversionPatternRewriter &rw) const override {
     Location loc = op.getLoc();
     auto orig = cast<RankedTensorType>(op.getValue().getType());
-    auto dtype = ::tdsl::getDType(orig.getElementType());
+    auto dtype = tdsl::getDType(orig.getElementType());
     if (!dtype)
       return op.emitOpError("cannot save elements of type ") << orig.getElementType();
     Value buf = tensorBuffer(rw, loc, adaptor.getValue());
     unsigned rank = orig.getRank();
-    rt.call(rw, loc, ::tdsl::RuntimeFn::tdsl_npy_write, {rt.getString(rw, loc, op.getPath()), i32Const(rw, loc, (int32_t)*dtype),
+    rt.call(rw, loc, tdsl::RuntimeFn::tdsl_npy_write, {rt.getString(rw, loc, op.getPath()), i32Const(rw, loc, (int32_t)*dtype),
              arith::ConstantOp::create(rw, loc, rw.getI64IntegerAttr(rank)),
              sizesPointer(rw, loc, buf, rank), dataPointer(rw, loc, buf),
              rt.getErrorWhere(rw, loc)});
     rw.eraseOp(op);
     return success();
   }
-  ::tdsl::RuntimeCalls &rt;
+  tdsl::RuntimeCalls &rt;
 };
 
 /// Any other op whose types mention ui64: the same op with signless types.
@@ -719,7 +719,7 @@ struct RetypeLowering : ConversionPattern {
 
 } // namespace
 
-::tdsl::SignlessTypeConverter::SignlessTypeConverter() {
+tdsl::SignlessTypeConverter::SignlessTypeConverter() {
   addConversion([](Type type) { return type; });
   addConversion([](IntegerType type) -> Type {
     return IntegerType::get(type.getContext(), type.getWidth());
@@ -737,8 +737,8 @@ struct RetypeLowering : ConversionPattern {
   addTargetMaterialization(cast);
 }
 
-void ::tdsl::populateTDSLToLinalgConversionPatterns(
-    const TypeConverter &converter, ::tdsl::RuntimeCalls &rt,
+void tdsl::populateTDSLToLinalgConversionPatterns(
+    const TypeConverter &converter, tdsl::RuntimeCalls &rt,
     RewritePatternSet &patterns) {
   MLIRContext *ctx = patterns.getContext();
   patterns.add<ConstantLowering, FillLowering, ArangeLowering, RandomLowering,
@@ -752,15 +752,15 @@ void ::tdsl::populateTDSLToLinalgConversionPatterns(
 namespace {
 
 struct ConvertTDSLToLinalgPass
-    : ::tdsl::impl::ConvertTDSLToLinalgBase<ConvertTDSLToLinalgPass> {
+    : tdsl::impl::ConvertTDSLToLinalgBase<ConvertTDSLToLinalgPass> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    if (failed(::tdsl::lowerStructuredOps(module)))
+    if (failed(tdsl::lowerStructuredOps(module)))
       return signalPassFailure();
 
     MLIRContext *ctx = &getContext();
-    ::tdsl::SignlessTypeConverter converter;
-    ::tdsl::RuntimeCalls rt(module);
+    tdsl::SignlessTypeConverter converter;
+    tdsl::RuntimeCalls rt(module);
     ConversionTarget target(*ctx);
     target.addIllegalDialect<t::TDSLDialect>();
     target.addIllegalOp<cf::AssertOp>();
@@ -775,7 +775,7 @@ struct ConvertTDSLToLinalgPass
     });
 
     RewritePatternSet patterns(ctx);
-    ::tdsl::populateTDSLToLinalgConversionPatterns(converter, rt, patterns);
+    tdsl::populateTDSLToLinalgConversionPatterns(converter, rt, patterns);
     if (failed(applyFullConversion(module, target, std::move(patterns))))
       return signalPassFailure();
   }

@@ -18,21 +18,21 @@
 #include "mlir/Interfaces/FunctionInterfaces.h"
 
 using namespace mlir;
-namespace t = mlir::tdsl;
+namespace t = tdsl::ir;
 
 /// Reductions split into this many chunks, whatever the thread count, so a
 /// floating-point sum is the same with 1 or N threads.
 static constexpr int64_t kReductionChunks = 256;
 
-Value (::tdsl::buildIdentity)(OpBuilder &b, Location loc, Type type, ::tdsl::Combine kind) {
+Value (tdsl::buildIdentity)(OpBuilder &b, Location loc, Type type, tdsl::Combine kind) {
   TypedAttr attr;
   if (auto ft = dyn_cast<FloatType>(type)) {
     const llvm::fltSemantics &sem = ft.getFloatSemantics();
     switch (kind) {
-    case ::tdsl::Combine::Add: attr = b.getFloatAttr(type, 0.0); break;
-    case ::tdsl::Combine::Mul: attr = b.getFloatAttr(type, 1.0); break;
-    case ::tdsl::Combine::Max: attr = FloatAttr::get(type, llvm::APFloat::getInf(sem, true)); break;
-    case ::tdsl::Combine::Min: attr = FloatAttr::get(type, llvm::APFloat::getInf(sem, false)); break;
+    case tdsl::Combine::Add: attr = b.getFloatAttr(type, 0.0); break;
+    case tdsl::Combine::Mul: attr = b.getFloatAttr(type, 1.0); break;
+    case tdsl::Combine::Max: attr = FloatAttr::get(type, llvm::APFloat::getInf(sem, true)); break;
+    case tdsl::Combine::Min: attr = FloatAttr::get(type, llvm::APFloat::getInf(sem, false)); break;
     }
   } else {
     auto it = cast<IntegerType>(type);
@@ -40,12 +40,12 @@ Value (::tdsl::buildIdentity)(OpBuilder &b, Location loc, Type type, ::tdsl::Com
     bool isUnsigned = it.isUnsigned() || w == 1;
     llvm::APInt v;
     switch (kind) {
-    case ::tdsl::Combine::Add: v = llvm::APInt(w, 0); break;
-    case ::tdsl::Combine::Mul: v = llvm::APInt(w, 1); break;
-    case ::tdsl::Combine::Max:
+    case tdsl::Combine::Add: v = llvm::APInt(w, 0); break;
+    case tdsl::Combine::Mul: v = llvm::APInt(w, 1); break;
+    case tdsl::Combine::Max:
       v = isUnsigned ? llvm::APInt::getMinValue(w) : llvm::APInt::getSignedMinValue(w);
       break;
-    case ::tdsl::Combine::Min:
+    case tdsl::Combine::Min:
       v = isUnsigned ? llvm::APInt::getMaxValue(w) : llvm::APInt::getSignedMaxValue(w);
       break;
     }
@@ -54,25 +54,25 @@ Value (::tdsl::buildIdentity)(OpBuilder &b, Location loc, Type type, ::tdsl::Com
   return t::ConstantOp::create(b, loc, attr);
 }
 
-Value (::tdsl::buildCombine)(OpBuilder &b, Location loc, ::tdsl::Combine kind, Value acc,
+Value (tdsl::buildCombine)(OpBuilder &b, Location loc, tdsl::Combine kind, Value acc,
                          Value v) {
   Type type = acc.getType();
   switch (kind) {
-  case ::tdsl::Combine::Add: return t::AddOp::create(b, loc, type, acc, v);
-  case ::tdsl::Combine::Mul: return t::MulOp::create(b, loc, type, acc, v);
-  case ::tdsl::Combine::Max: return t::MaxOp::create(b, loc, type, acc, v);
-  case ::tdsl::Combine::Min: return t::MinOp::create(b, loc, type, acc, v);
+  case tdsl::Combine::Add: return t::AddOp::create(b, loc, type, acc, v);
+  case tdsl::Combine::Mul: return t::MulOp::create(b, loc, type, acc, v);
+  case tdsl::Combine::Max: return t::MaxOp::create(b, loc, type, acc, v);
+  case tdsl::Combine::Min: return t::MinOp::create(b, loc, type, acc, v);
   }
   return {};
 }
 
 /// The reduction an index_gen's combiner names, if any.
-static std::optional<::tdsl::Combine> combineOf(t::CombinerKind kind) {
+static std::optional<tdsl::Combine> combineOf(t::CombinerKind kind) {
   switch (kind) {
   case t::CombinerKind::none: return std::nullopt;
-  case t::CombinerKind::sum: return ::tdsl::Combine::Add;
-  case t::CombinerKind::max: return ::tdsl::Combine::Max;
-  case t::CombinerKind::min: return ::tdsl::Combine::Min;
+  case t::CombinerKind::sum: return tdsl::Combine::Add;
+  case t::CombinerKind::max: return tdsl::Combine::Max;
+  case t::CombinerKind::min: return tdsl::Combine::Min;
   }
   return std::nullopt;
 }
@@ -130,7 +130,7 @@ struct IndexGenOutput {
   RankedTensorType type;
   Type elemType;
   bool scalar;
-  std::optional<::tdsl::Combine> combine;
+  std::optional<tdsl::Combine> combine;
   Value init;
 };
 
@@ -159,7 +159,7 @@ buildIndexGenOutput(IRRewriter &rw, t::IndexGenOp op,
   out.init = tensor::EmptyOp::create(rw, loc, out.type, dynSizes);
   out.combine = combineOf(op.getCombiner());
   if (out.combine) {
-    Value id = ::tdsl::buildIdentity(rw, loc, out.elemType, *out.combine);
+    Value id = tdsl::buildIdentity(rw, loc, out.elemType, *out.combine);
     out.init = linalg::FillOp::create(rw, loc, TypeRange{out.type},
                                       ValueRange{id}, ValueRange{out.init})
                    .getResult(0);
@@ -177,7 +177,7 @@ static LogicalResult lowerIndexGen(IRRewriter &rw, t::IndexGenOp op) {
     return failure();
   RankedTensorType outType = out->type;
   Type elemType = out->elemType;
-  std::optional<::tdsl::Combine> combine = out->combine;
+  std::optional<tdsl::Combine> combine = out->combine;
   Value init = out->init;
   auto maps = op.getIndexingMapsArray();
 
@@ -188,7 +188,7 @@ static LogicalResult lowerIndexGen(IRRewriter &rw, t::IndexGenOp op) {
   auto generic = linalg::GenericOp::create(rw, loc, TypeRange{outType},
                                            op.getInputs(), ValueRange{init},
                                            maps, iters, "", "");
-  generic->setLoc(::tdsl::kernelLoc(op, "index_gen"));
+  generic->setLoc(tdsl::kernelLoc(op, "index_gen"));
 
   // New body: one argument per input element plus the accumulator.
   Block &old = op.getRegion().front();
@@ -209,7 +209,7 @@ static LogicalResult lowerIndexGen(IRRewriter &rw, t::IndexGenOp op) {
   rw.setInsertionPoint(yield);
   Value v = yield.getValues().front();
   if (combine)
-    v = ::tdsl::buildCombine(rw, loc, *combine, body->getArguments().back(), v);
+    v = tdsl::buildCombine(rw, loc, *combine, body->getArguments().back(), v);
   rw.replaceOpWithNewOp<linalg::YieldOp>(yield, v);
 
   rw.setInsertionPointAfter(generic);
@@ -239,7 +239,7 @@ static LogicalResult lowerIndexGenToLoops(IRRewriter &rw, t::IndexGenOp op) {
       buildIndexGenOutput(rw, op, [&](unsigned loop) { return extents[loop]; });
   if (failed(out))
     return failure();
-  std::optional<::tdsl::Combine> combine = out->combine;
+  std::optional<tdsl::Combine> combine = out->combine;
   Value init = out->init;
   auto maps = op.getIndexingMapsArray();
   AffineMap outMap = maps.back();
@@ -285,7 +285,7 @@ static LogicalResult lowerIndexGenToLoops(IRRewriter &rw, t::IndexGenOp op) {
   Value v = yield.getValues().front();
   if (combine) {
     Value acc = tensor::ExtractOp::create(rw, loc, carried, outIdx);
-    v = ::tdsl::buildCombine(rw, loc, *combine, acc, v);
+    v = tdsl::buildCombine(rw, loc, *combine, acc, v);
   }
   Value updated = tensor::InsertOp::create(rw, loc, v, carried, outIdx);
   rw.replaceOpWithNewOp<scf::YieldOp>(yield, updated);
@@ -320,7 +320,7 @@ static LogicalResult lowerParallelMap(IRRewriter &rw, t::ParallelForOp op) {
   auto generic = linalg::GenericOp::create(
       rw, loc, TypeRange{outType}, ValueRange{}, ValueRange{init},
       ArrayRef<AffineMap>{rw.getMultiDimIdentityMap(n)}, iters, "", "");
-  generic->setLoc(::tdsl::kernelLoc(op, "parallel_for"));
+  generic->setLoc(tdsl::kernelLoc(op, "parallel_for"));
   Block *body = rw.createBlock(&generic.getRegion(), {},
                                {outType.getElementType()}, {loc});
   SmallVector<Value> ivs;
@@ -341,12 +341,12 @@ static LogicalResult lowerParallelMap(IRRewriter &rw, t::ParallelForOp op) {
 /// the linearized range, each reduced serially into one partial result, then
 /// a serial combine of the partials in chunk order.
 /// The combination a reducing parallel_for names.
-static std::optional<::tdsl::Combine> combineOf(t::ReduceKind kind) {
+static std::optional<tdsl::Combine> combineOf(t::ReduceKind kind) {
   switch (kind) {
-  case t::ReduceKind::add: return ::tdsl::Combine::Add;
-  case t::ReduceKind::mul: return ::tdsl::Combine::Mul;
-  case t::ReduceKind::max: return ::tdsl::Combine::Max;
-  case t::ReduceKind::min: return ::tdsl::Combine::Min;
+  case t::ReduceKind::add: return tdsl::Combine::Add;
+  case t::ReduceKind::mul: return tdsl::Combine::Mul;
+  case t::ReduceKind::max: return tdsl::Combine::Max;
+  case t::ReduceKind::min: return tdsl::Combine::Min;
   default: return std::nullopt;
   }
 }
@@ -354,10 +354,10 @@ static std::optional<::tdsl::Combine> combineOf(t::ReduceKind kind) {
 static LogicalResult lowerParallelReduce(IRRewriter &rw, t::ParallelForOp op) {
   Location loc = op.getLoc();
   rw.setInsertionPoint(op);
-  std::optional<::tdsl::Combine> combine = combineOf(op.getReduce());
+  std::optional<tdsl::Combine> combine = combineOf(op.getReduce());
   if (!combine)
     return failure();
-  ::tdsl::Combine kind = *combine;
+  tdsl::Combine kind = *combine;
   Type type = op.getType();
   unsigned n = op.getNumDims();
   SmallVector<Value> extents;
@@ -377,7 +377,7 @@ static LogicalResult lowerParallelReduce(IRRewriter &rw, t::ParallelForOp op) {
   auto forall = scf::ForallOp::create(
       rw, loc, ArrayRef<OpFoldResult>{rw.getIndexAttr(kReductionChunks)},
       ValueRange{empty}, std::nullopt);
-  forall->setLoc(::tdsl::kernelLoc(op, "parallel_for"));
+  forall->setLoc(tdsl::kernelLoc(op, "parallel_for"));
   Value p = forall.getInductionVars()[0];
   Value out = forall.getRegionIterArgs()[0];
   rw.setInsertionPointToStart(forall.getBody());
@@ -387,7 +387,7 @@ static LogicalResult lowerParallelReduce(IRRewriter &rw, t::ParallelForOp op) {
   Value pNext = arith::AddIOp::create(rw, loc, p, one);
   Value end = arith::DivUIOp::create(
       rw, loc, arith::MulIOp::create(rw, loc, pNext, total), chunks);
-  Value id = ::tdsl::buildIdentity(rw, loc, type, kind);
+  Value id = tdsl::buildIdentity(rw, loc, type, kind);
   auto loop = scf::ForOp::create(rw, loc, begin, end, one, ValueRange{id});
   rw.setInsertionPointToStart(loop.getBody());
   // Delinearize, innermost dimension fastest.
@@ -405,7 +405,7 @@ static LogicalResult lowerParallelReduce(IRRewriter &rw, t::ParallelForOp op) {
   rw.mergeBlocks(&old, forBody, ivs);
   auto yield = cast<t::YieldOp>(forBody->back());
   rw.setInsertionPoint(yield);
-  Value next = ::tdsl::buildCombine(rw, loc, kind, loop.getRegionIterArgs()[0],
+  Value next = tdsl::buildCombine(rw, loc, kind, loop.getRegionIterArgs()[0],
                                   yield.getValues().front());
   rw.replaceOpWithNewOp<scf::YieldOp>(yield, next);
 
@@ -422,13 +422,13 @@ static LogicalResult lowerParallelReduce(IRRewriter &rw, t::ParallelForOp op) {
   // Serial combine of the partials, in chunk order.
   rw.setInsertionPointAfter(forall);
   Value zero = arith::ConstantIndexOp::create(rw, loc, 0);
-  Value id2 = ::tdsl::buildIdentity(rw, loc, type, kind);
+  Value id2 = tdsl::buildIdentity(rw, loc, type, kind);
   Value step = arith::ConstantIndexOp::create(rw, loc, 1);
   auto fin = scf::ForOp::create(rw, loc, zero, chunks, step, ValueRange{id2});
   rw.setInsertionPointToStart(fin.getBody());
   Value part = tensor::ExtractOp::create(rw, loc, forall.getResult(0),
                                          ValueRange{fin.getInductionVar()});
-  Value acc = ::tdsl::buildCombine(rw, loc, kind, fin.getRegionIterArgs()[0], part);
+  Value acc = tdsl::buildCombine(rw, loc, kind, fin.getRegionIterArgs()[0], part);
   scf::YieldOp::create(rw, loc, acc);
   rw.replaceOp(op, fin.getResult(0));
   return success();
@@ -441,12 +441,12 @@ static LogicalResult lowerParallelReduceToLoops(IRRewriter &rw,
                                                 t::ParallelForOp op) {
   Location loc = op.getLoc();
   rw.setInsertionPoint(op);
-  std::optional<::tdsl::Combine> combine = combineOf(op.getReduce());
+  std::optional<tdsl::Combine> combine = combineOf(op.getReduce());
   if (!combine)
     return failure();
-  ::tdsl::Combine kind = *combine;
+  tdsl::Combine kind = *combine;
   Value one = arith::ConstantIndexOp::create(rw, loc, 1);
-  Value acc = ::tdsl::buildIdentity(rw, loc, op.getType(), kind);
+  Value acc = tdsl::buildIdentity(rw, loc, op.getType(), kind);
   SmallVector<scf::ForOp> loops;
   SmallVector<Value> ivs;
   for (unsigned d = 0; d < op.getNumDims(); ++d) {
@@ -466,7 +466,7 @@ static LogicalResult lowerParallelReduceToLoops(IRRewriter &rw,
   rw.mergeBlocks(&op.getRegion().front(), inner, ivs);
   auto yield = cast<t::YieldOp>(inner->back());
   rw.setInsertionPoint(yield);
-  Value next = ::tdsl::buildCombine(rw, loc, kind, acc, yield.getValues().front());
+  Value next = tdsl::buildCombine(rw, loc, kind, acc, yield.getValues().front());
   rw.replaceOpWithNewOp<scf::YieldOp>(yield, next);
   rw.replaceOp(op, loops.front().getResult(0));
   return success();
@@ -492,8 +492,8 @@ static LogicalResult lowerMatmul(IRRewriter &rw, t::MatmulOp op) {
   if (rb == 2 && outType.isDynamicDim(outType.getRank() - 1))
     dynSizes.push_back(tensor::DimOp::create(rw, loc, b, 1));
   Value init = tensor::EmptyOp::create(rw, loc, outType, dynSizes);
-  Value zero = ::tdsl::buildIdentity(rw, loc, outType.getElementType(),
-                                   ::tdsl::Combine::Add);
+  Value zero = tdsl::buildIdentity(rw, loc, outType.getElementType(),
+                                   tdsl::Combine::Add);
   init = linalg::FillOp::create(rw, loc, TypeRange{outType}, ValueRange{zero},
                                 ValueRange{init})
              .getResult(0);
@@ -507,12 +507,12 @@ static LogicalResult lowerMatmul(IRRewriter &rw, t::MatmulOp op) {
   else
     mm = linalg::VecmatOp::create(rw, loc, TypeRange{outType}, ValueRange{a, b},
                                   ValueRange{init});
-  mm->setLoc(::tdsl::kernelLoc(op, "matmul"));
+  mm->setLoc(tdsl::kernelLoc(op, "matmul"));
   rw.replaceOp(op, mm->getResult(0));
   return success();
 }
 
-LogicalResult (::tdsl::lowerStructuredOps)(ModuleOp module) {
+LogicalResult (tdsl::lowerStructuredOps)(ModuleOp module) {
   IRRewriter rw(module.getContext());
   // Innermost first, so an outer op moves bodies that are already lowered.
   SmallVector<Operation *> ops;

@@ -8,7 +8,7 @@
 #include "llvm/ADT/TypeSwitch.h"
 
 using namespace mlir;
-using namespace mlir::tdsl;
+using namespace tdsl::ir;
 
 #include "dialects/TDSL/IR/TDSLDialect.cpp.inc"
 

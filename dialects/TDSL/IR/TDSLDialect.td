@@ -6,7 +6,7 @@ include "mlir/IR/OpBase.td"
 
 def TDSL_Dialect : Dialect {
   let name = "tdsl";
-  let cppNamespace = "::mlir::tdsl";
+  let cppNamespace = "::tdsl::ir";
   let summary = "High-level value-semantics tensor ops of the TDSL language";
   let description = [{
     The tdsl dialect models TDSL programs right after the front end: numpy

@@ -8,7 +8,7 @@ include "dialects/TDSL/IR/TDSLDialect.td"
 def TDSL_IteratorType : I32Enum<"IteratorType", "index_gen iterator kind", [
     I32EnumCase<"parallel", 0>,
     I32EnumCase<"reduction", 1>]> {
-  let cppNamespace = "::mlir::tdsl";
+  let cppNamespace = "::tdsl::ir";
 }
 
 def TDSL_CombinerKind : I32Enum<"CombinerKind",
@@ -17,7 +17,7 @@ def TDSL_CombinerKind : I32Enum<"CombinerKind",
     I32EnumCase<"sum", 1>,
     I32EnumCase<"max", 2>,
     I32EnumCase<"min", 3>]> {
-  let cppNamespace = "::mlir::tdsl";
+  let cppNamespace = "::tdsl::ir";
 }
 
 def TDSL_ReduceKind : I32Enum<"ReduceKind",
@@ -27,7 +27,7 @@ def TDSL_ReduceKind : I32Enum<"ReduceKind",
     I32EnumCase<"mul", 2>,
     I32EnumCase<"max", 3>,
     I32EnumCase<"min", 4>]> {
-  let cppNamespace = "::mlir::tdsl";
+  let cppNamespace = "::tdsl::ir";
 }
 
 // Used as bare keywords in op syntax (`tdsl.cmp lt, ...`), so these two are
@@ -39,13 +39,13 @@ def TDSL_CmpPredicateAttr : I32EnumAttr<"CmpPredicate", "comparison predicate", 
     I32EnumAttrCase<"le", 3>,
     I32EnumAttrCase<"gt", 4>,
     I32EnumAttrCase<"ge", 5>]> {
-  let cppNamespace = "::mlir::tdsl";
+  let cppNamespace = "::tdsl::ir";
 }
 
 def TDSL_DistributionAttr : I32EnumAttr<"Distribution", "RNG distribution", [
     I32EnumAttrCase<"uniform", 0>,   // [0, 1)
     I32EnumAttrCase<"normal", 1>]> { // mean 0, stddev 1
-  let cppNamespace = "::mlir::tdsl";
+  let cppNamespace = "::tdsl::ir";
 }
 
 // Dialect attributes with the bracketed `#tdsl.iterator<parallel>` form, for

@@ -10,13 +10,13 @@
 #include "llvm/ADT/SmallBitVector.h"
 
 using namespace mlir;
-using namespace mlir::tdsl;
+using namespace tdsl::ir;
 
 //===----------------------------------------------------------------------===//
 // Broadcasting helpers
 //===----------------------------------------------------------------------===//
 
-LogicalResult mlir::tdsl::getBroadcastShape(ArrayRef<int64_t> lhs,
+LogicalResult tdsl::ir::getBroadcastShape(ArrayRef<int64_t> lhs,
                                             ArrayRef<int64_t> rhs,
                                             SmallVectorImpl<int64_t> &result) {
   size_t rank = std::max(lhs.size(), rhs.size());
@@ -40,7 +40,7 @@ LogicalResult mlir::tdsl::getBroadcastShape(ArrayRef<int64_t> lhs,
   return success();
 }
 
-Type mlir::tdsl::getBroadcastType(Type lhs, Type rhs, Type elementType) {
+Type tdsl::ir::getBroadcastType(Type lhs, Type rhs, Type elementType) {
   auto lt = dyn_cast<RankedTensorType>(lhs);
   auto rt = dyn_cast<RankedTensorType>(rhs);
   if (!lt && !rt)
@@ -598,7 +598,7 @@ LogicalResult PrintOp::verify() {
 /// The result of a broadcasting binary op on `lhs` and `rhs`: their element
 /// type, the broadcast of their shapes. Operands that do not broadcast give
 /// lhs's type, which the verifier then rejects with the reason.
-Type mlir::tdsl::inferBroadcastResult(Value lhs, Value rhs) {
+Type tdsl::ir::inferBroadcastResult(Value lhs, Value rhs) {
   Type type = getBroadcastType(lhs.getType(), rhs.getType(),
                                getElementTypeOrSelf(lhs.getType()));
   return type ? type : lhs.getType();

@@ -10,23 +10,25 @@
 #include "mlir/Interfaces/InferTypeOpInterface.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
-namespace mlir::tdsl {
+namespace tdsl::ir {
 
 /// Numpy broadcast of two shapes (ShapedType::kDynamic marks `?`; a `?`
 /// against a static extent N != 1 yields N). Fails if static extents clash.
-LogicalResult getBroadcastShape(ArrayRef<int64_t> lhs, ArrayRef<int64_t> rhs,
-                                SmallVectorImpl<int64_t> &result);
+llvm::LogicalResult getBroadcastShape(llvm::ArrayRef<int64_t> lhs,
+                                      llvm::ArrayRef<int64_t> rhs,
+                                      llvm::SmallVectorImpl<int64_t> &result);
 
 /// The type of broadcasting `lhs` with `rhs` (scalars or ranked tensors) with
 /// the given element type: a scalar if both are scalars, else a ranked
 /// tensor. Returns null if the shapes do not broadcast.
-Type getBroadcastType(Type lhs, Type rhs, Type elementType);
+mlir::Type getBroadcastType(mlir::Type lhs, mlir::Type rhs,
+                            mlir::Type elementType);
 
 /// The result type of a broadcasting binary op (tdsl.add, ...) on `lhs` and
 /// `rhs`: their element type, the broadcast of their shapes.
-Type inferBroadcastResult(Value lhs, Value rhs);
+mlir::Type inferBroadcastResult(mlir::Value lhs, mlir::Value rhs);
 
-} // namespace mlir::tdsl
+} // namespace tdsl::ir
 
 #define GET_OP_CLASSES
 #include "dialects/TDSL/IR/TDSLOps.h.inc"

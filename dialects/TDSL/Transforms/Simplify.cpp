@@ -25,10 +25,10 @@ namespace tdsl {
 using namespace mlir;
 
 namespace {
-struct SimplifyPass : ::tdsl::impl::SimplifyBase<SimplifyPass> {
+struct SimplifyPass : tdsl::impl::SimplifyBase<SimplifyPass> {
   void runOnOperation() override {
     MLIRContext *ctx = &getContext();
-    auto *dialect = ctx->getLoadedDialect<mlir::tdsl::TDSLDialect>();
+    auto *dialect = ctx->getLoadedDialect<tdsl::ir::TDSLDialect>();
     if (!dialect)
       return; // no tdsl op to simplify
     RewritePatternSet patterns(ctx);

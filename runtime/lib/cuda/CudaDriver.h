@@ -133,10 +133,10 @@ void onDriverLoaded();
 /// expression evaluated only on failure.
 #define TDSL_CU_CHECK(detail, fn, ...)                                         \
   do {                                                                         \
-    ::tdsl::rt::cuda::CUresult tdslCuResult_ =                                 \
-        ::tdsl::rt::cuda::driver().fn(__VA_ARGS__);                            \
-    if (tdslCuResult_ != ::tdsl::rt::cuda::CUDA_SUCCESS)                       \
-      ::tdsl::rt::cuda::fail(#fn, tdslCuResult_, detail);                      \
+    tdsl::rt::cuda::CUresult tdslCuResult_ =                                 \
+        tdsl::rt::cuda::driver().fn(__VA_ARGS__);                            \
+    if (tdslCuResult_ != tdsl::rt::cuda::CUDA_SUCCESS)                       \
+      tdsl::rt::cuda::fail(#fn, tdslCuResult_, detail);                      \
   } while (false)
 
 #endif // TDSL_RUNTIME_LIB_CUDADRIVER_H
