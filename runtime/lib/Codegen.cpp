@@ -107,7 +107,8 @@ TDSL_RUNTIME_EXPORT void tdsl_npy_shape(const char *path, int32_t dtype,
                                         const char *where) {
   std::vector<int64_t> expected(sizes, sizes + rank);
   void *data = nullptr;
-  tdsl_npy_load(path, dtype, rank, sizes, &data, where);
+  tdsl::rt::exitOnError(tdsl::rt::loadNpy(path, dtype, rank, sizes, &data),
+                        where);
   for (int64_t d = 0; d < rank; ++d)
     if (expected[d] >= 0 && expected[d] != sizes[d]) {
       std::string msg = tdsl::rt::format(
@@ -148,7 +149,8 @@ TDSL_RUNTIME_EXPORT void tdsl_npy_write(const char *path, int32_t dtype,
                                         int64_t rank, const int64_t *sizes,
                                         const void *data, const char *where) {
   Descriptor desc(rank, sizes, data);
-  tdsl_npy_save(path, dtype, rank, desc.get(), where);
+  tdsl::rt::exitOnError(tdsl::rt::saveNpy(path, dtype, rank, desc.get()),
+                        where);
 }
 
 /// Options of a compiled executable: --threads=N, --profile,

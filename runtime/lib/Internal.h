@@ -5,10 +5,86 @@
 #include "tdsl/Runtime.h"
 
 #include <cstdint>
+#include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace tdsl::rt {
+
+/// The outcome of an internal operation: ok, or an error message. Internal
+/// code returns it instead of exiting, so that only the exported functions
+/// (the ABI boundary) print the located message and exit (exitOnError), and
+/// a helper's caller decides where its errors are reported.
+class [[nodiscard]] Status {
+public:
+  /// Success: a null pointer, so ok statuses cost nothing to pass around.
+  Status() = default;
+  /// An error reported at the boundary's location (the DSL position).
+  static Status error(std::string message) {
+    return Status(std::move(message), false, nullptr);
+  }
+  /// An error reported at `where` whatever the boundary's location: an
+  /// allocation site, or null for "tdsl" (no GPU, a misuse of the ABI by
+  /// generated code), which no DSL position is to blame for.
+  static Status errorAt(const char *where, std::string message) {
+    return Status(std::move(message), true, where);
+  }
+
+  Status(const Status &other)
+      : rep(other.rep ? std::make_unique<Rep>(*other.rep) : nullptr) {}
+  Status &operator=(const Status &other) {
+    rep = other.rep ? std::make_unique<Rep>(*other.rep) : nullptr;
+    return *this;
+  }
+  Status(Status &&) = default;
+  Status &operator=(Status &&) = default;
+
+  bool ok() const { return !rep; }
+  /// The error's text; only when !ok().
+  const std::string &message() const { return rep->message; }
+  /// Whether errorAt fixed the location (then where() is it).
+  bool hasWhere() const { return rep && rep->hasWhere; }
+  const char *where() const { return rep->where; }
+
+private:
+  struct Rep {
+    std::string message;
+    bool hasWhere;
+    const char *where;
+  };
+  Status(std::string message, bool hasWhere, const char *where)
+      : rep(std::make_unique<Rep>(Rep{std::move(message), hasWhere, where})) {}
+  std::unique_ptr<Rep> rep; // null when ok
+};
+
+/// A value, or the error that prevented it. T is default-constructible
+/// (handles, pointers); the value is meaningful only when ok().
+template <class T> class [[nodiscard]] StatusOr {
+public:
+  StatusOr(T value) : value(std::move(value)) {}
+  StatusOr(Status error) : status_(std::move(error)) {} ///< a failed one
+  bool ok() const { return status_.ok(); }
+  const Status &status() const { return status_; }
+  T &operator*() { return value; }
+  const T &operator*() const { return value; }
+
+private:
+  Status status_;
+  T value{};
+};
+
+/// Returns a failed Status (or StatusOr's status) from the enclosing
+/// function, which returns Status or a StatusOr.
+#define TDSL_TRY(expr)                                                         \
+  do {                                                                         \
+    if (tdsl::rt::Status tdslStatus_ = (expr); !tdslStatus_.ok())              \
+      return tdslStatus_;                                                      \
+  } while (false)
+
+/// The ABI boundary: on error prints `<where>: error: <message>` (at the
+/// status's own location if errorAt gave one) and exits 1, like fatal.
+void exitOnError(const Status &status, const char *where);
 
 /// A memref descriptor of any element type and rank, read through its fixed
 /// layout: two pointers, the offset, then sizes[rank] and strides[rank].
@@ -41,6 +117,8 @@ private:
 };
 
 /// Prints `<where>: error: <message>` and exits 1 (where defaults to "tdsl").
+/// Only for the ABI boundary (exitOnError, tdsl_fatal): internal code
+/// returns a Status instead.
 [[noreturn]] void fatal(const char *where, const std::string &message);
 
 /// The DSL position tdsl_alloc_site gave for this thread's next allocation
@@ -53,8 +131,19 @@ std::string format(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /// Name of a dtype code for messages ("f32"), or "dtype N" when unknown.
 std::string dtypeName(int32_t dtype);
 
-/// Checks a dtype code and rank coming from generated code; exits on misuse.
-void checkDtypeAndRank(int32_t dtype, int64_t rank, const char *what);
+/// Checks a dtype code and rank coming from generated code: a misuse is an
+/// error at "tdsl" whatever the caller's location.
+Status checkDtypeAndRank(int32_t dtype, int64_t rank, const char *what);
+
+/// tdsl_alloc's allocation: 64-byte aligned, never null when ok. Takes the
+/// thread's allocation site (takeAllocSite), where its errors are reported.
+StatusOr<void *> allocate(int64_t bytes);
+
+/// tdsl_npy_load and tdsl_npy_save, returning their errors (reported at the
+/// caller's DSL position, except a bad dtype or rank and out of memory).
+Status loadNpy(const char *path, int32_t dtype, int64_t rank, int64_t *sizesOut,
+               void **dataOut);
+Status saveNpy(const char *path, int32_t dtype, int64_t rank, void *memref);
 
 /// Nanoseconds on the steady clock.
 int64_t nowNs();

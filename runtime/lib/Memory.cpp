@@ -44,17 +44,24 @@ const char *tdsl::rt::takeAllocSite() {
   return where;
 }
 
-void *tdsl_alloc(int64_t bytes) {
+StatusOr<void *> tdsl::rt::allocate(int64_t bytes) {
   const char *where = takeAllocSite();
   if (bytes < 0)
-    fatal(where, format("invalid allocation size %lld", (long long)bytes));
+    return Status::errorAt(
+        where, format("invalid allocation size %lld", (long long)bytes));
   void *ptr = nullptr;
   // Zero bytes still gets a real block so the pointer is unique and freeable.
   size_t size = bytes == 0 ? kAlignment : static_cast<size_t>(bytes);
   if (posix_memalign(&ptr, kAlignment, size) != 0 || !ptr)
-    fatal(where,
-          format("out of memory allocating %lld bytes", (long long)bytes));
+    return Status::errorAt(
+        where, format("out of memory allocating %lld bytes", (long long)bytes));
   return ptr;
+}
+
+void *tdsl_alloc(int64_t bytes) {
+  StatusOr<void *> ptr = allocate(bytes);
+  exitOnError(ptr.status(), nullptr); // errors carry the allocation site
+  return *ptr;
 }
 
 void tdsl_free(void *ptr) { std::free(ptr); }

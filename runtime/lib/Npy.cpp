@@ -103,8 +103,8 @@ struct NpyHeader {
   std::vector<int64_t> shape;
 };
 
-/// Returns an empty string on success, else what is wrong.
-std::string parseHeader(const std::string &text, NpyHeader &h) {
+/// Reads the header dict into `h`, or says what is wrong with it.
+Status parseHeader(const std::string &text, NpyHeader &h) {
   auto valueOf = [&](const char *key) -> size_t {
     size_t pos = text.find(key);
     if (pos == std::string::npos)
@@ -116,34 +116,34 @@ std::string parseHeader(const std::string &text, NpyHeader &h) {
   };
   size_t p = valueOf("'descr'");
   if (p == std::string::npos || (text[p] != '\'' && text[p] != '"'))
-    return "header has no 'descr' string";
+    return Status::error("header has no 'descr' string");
   size_t close = text.find(text[p], p + 1);
   if (close == std::string::npos)
-    return "header has an unterminated 'descr'";
+    return Status::error("header has an unterminated 'descr'");
   h.descr = text.substr(p + 1, close - p - 1);
 
   p = valueOf("'fortran_order'");
   if (p == std::string::npos)
-    return "header has no 'fortran_order'";
+    return Status::error("header has no 'fortran_order'");
   h.fortranOrder = text.compare(p, 4, "True") == 0;
 
   p = valueOf("'shape'");
   if (p == std::string::npos || text[p] != '(')
-    return "header has no 'shape' tuple";
+    return Status::error("header has no 'shape' tuple");
   for (++p;;) {
     p = text.find_first_not_of(" \t,", p);
     if (p == std::string::npos)
-      return "header has an unterminated 'shape'";
+      return Status::error("header has an unterminated 'shape'");
     if (text[p] == ')')
       break;
     char *end = nullptr;
     long long dim = std::strtoll(text.c_str() + p, &end, 10);
     if (end == text.c_str() + p || dim < 0)
-      return "header has a malformed 'shape'";
+      return Status::error("header has a malformed 'shape'");
     h.shape.push_back(dim);
     p = end - text.c_str();
   }
-  return "";
+  return Status();
 }
 
 uint32_t readLE(const unsigned char *p, int bytes) {
@@ -152,102 +152,109 @@ uint32_t readLE(const unsigned char *p, int bytes) {
     v = (v << 8) | p[i];
   return v;
 }
-} // namespace
 
-int32_t tdsl_npy_load(const char *path, int32_t dtype, int64_t rank,
-                      int64_t *sizesOut, void **dataOut, const char *where) {
-  checkDtypeAndRank(dtype, rank, "tdsl_npy_load");
-  std::string what = format("cannot load '%s'", path ? path : "");
-  auto fail = [&](const std::string &message) {
-    fatal(where, what + ": " + message);
-  };
-  const char *expectedDescr = npyDescr(dtype);
-  if (!expectedDescr)
-    fail(dtypeName(dtype) + " tensors have no .npy dtype (numpy has no " +
-         "bfloat16)");
-
-  std::string filePath = path ? path : "";
-  if (std::string saved = redirected(path); saved != filePath && exists(saved))
-    filePath = saved; // saved earlier by this run
-  if (isDirectory(filePath))
-    fail("it is a directory, not a .npy file");
-  FileCloser file{path ? std::fopen(filePath.c_str(), "rb") : nullptr};
-  if (!file.f)
-    fail(std::strerror(path ? errno : EINVAL));
-
+/// Reads the magic string, the version and the header dict of a .npy file,
+/// leaving `f` at the start of the data.
+Status readHeader(FILE *f, NpyHeader &h) {
   unsigned char preamble[12];
-  if (std::fread(preamble, 1, 8, file.f) != 8 ||
+  if (std::fread(preamble, 1, 8, f) != 8 ||
       std::memcmp(preamble, "\x93NUMPY", 6) != 0)
-    fail("not a .npy file (no \\x93NUMPY magic string)");
+    return Status::error("not a .npy file (no \\x93NUMPY magic string)");
   int major = preamble[6], minor = preamble[7];
   if (major < 1 || major > 3)
-    fail(format("unsupported .npy format version %d.%d (expected 1.0, 2.0 "
-                "or 3.0)",
-                major, minor));
+    return Status::error(format("unsupported .npy format version %d.%d "
+                                "(expected 1.0, 2.0 or 3.0)",
+                                major, minor));
   int lenBytes = major == 1 ? 2 : 4;
-  if (std::fread(preamble + 8, 1, lenBytes, file.f) != size_t(lenBytes))
-    fail("truncated .npy header");
+  if (std::fread(preamble + 8, 1, lenBytes, f) != size_t(lenBytes))
+    return Status::error("truncated .npy header");
   uint32_t headerLen = readLE(preamble + 8, lenBytes);
   std::string header(headerLen, '\0');
-  if (std::fread(header.data(), 1, headerLen, file.f) != headerLen)
-    fail("truncated .npy header");
+  if (std::fread(header.data(), 1, headerLen, f) != headerLen)
+    return Status::error("truncated .npy header");
+  if (Status parsed = parseHeader(header, h); !parsed.ok())
+    return Status::error("malformed .npy file: " + parsed.message());
+  return Status();
+}
 
-  NpyHeader h;
-  if (std::string problem = parseHeader(header, h); !problem.empty())
-    fail("malformed .npy file: " + problem);
+/// Checks a header against what the program expects; returns the number of
+/// bytes of data in `bytes`.
+Status checkHeader(const NpyHeader &h, int32_t dtype, int64_t rank,
+                   int64_t &bytes) {
+  const char *expectedDescr = npyDescr(dtype);
   if (h.descr != expectedDescr)
-    fail(format("expected %s data ('%s'), found ", dtypeName(dtype).c_str(),
-                expectedDescr) +
-         describeDescr(h.descr));
+    return Status::error(format("expected %s data ('%s'), found ",
+                                dtypeName(dtype).c_str(), expectedDescr) +
+                         describeDescr(h.descr));
   if (h.fortranOrder)
-    fail("expected C-order data, found fortran_order: True (save it with "
-         "numpy.ascontiguousarray)");
+    return Status::error("expected C-order data, found fortran_order: True "
+                         "(save it with numpy.ascontiguousarray)");
   if (int64_t(h.shape.size()) != rank)
-    fail(format("expected a rank-%lld array, found rank %zu with shape ",
-                (long long)rank, h.shape.size()) +
-         shapeString(h.shape));
-
+    return Status::error(
+        format("expected a rank-%lld array, found rank %zu with shape ",
+               (long long)rank, h.shape.size()) +
+        shapeString(h.shape));
   int64_t count = 1;
   for (int64_t dim : h.shape) {
     if (dim && count > INT64_MAX / dim)
-      fail("shape " + shapeString(h.shape) + " is too large");
+      return Status::error("shape " + shapeString(h.shape) + " is too large");
     count *= dim;
   }
   int64_t elemSize = tdsl_dtype_size(dtype);
   if (count > INT64_MAX / elemSize)
-    fail("shape " + shapeString(h.shape) + " is too large");
-  int64_t bytes = count * elemSize;
-  void *data = tdsl_alloc(bytes);
-  size_t got = std::fread(data, 1, size_t(bytes), file.f);
+    return Status::error("shape " + shapeString(h.shape) + " is too large");
+  bytes = count * elemSize;
+  return Status();
+}
+
+/// Opens the file tdsl_npy_load reads: one saved earlier by this run (under
+/// $TDSL_SAVE_DIR) first, else `path` itself.
+Status openForLoad(const char *path, FileCloser &file) {
+  std::string filePath = path ? path : "";
+  if (std::string saved = redirected(path); saved != filePath && exists(saved))
+    filePath = saved; // saved earlier by this run
+  if (isDirectory(filePath))
+    return Status::error("it is a directory, not a .npy file");
+  file.f = path ? std::fopen(filePath.c_str(), "rb") : nullptr;
+  if (!file.f)
+    return Status::error(std::strerror(path ? errno : EINVAL));
+  return Status();
+}
+
+/// tdsl_npy_load's work, with errors not yet prefixed by the path.
+Status load(const char *path, int32_t dtype, int64_t rank, int64_t *sizesOut,
+            void **dataOut) {
+  if (!npyDescr(dtype))
+    return Status::error(dtypeName(dtype) + " tensors have no .npy dtype "
+                                            "(numpy has no bfloat16)");
+  FileCloser file{nullptr};
+  TDSL_TRY(openForLoad(path, file));
+  NpyHeader h;
+  TDSL_TRY(readHeader(file.f, h));
+  int64_t bytes = 0;
+  TDSL_TRY(checkHeader(h, dtype, rank, bytes));
+  StatusOr<void *> data = allocate(bytes);
+  TDSL_TRY(data.status());
+  size_t got = std::fread(*data, 1, size_t(bytes), file.f);
   if (int64_t(got) != bytes) {
-    tdsl_free(data);
-    fail("file is truncated: shape " + shapeString(h.shape) +
-         format(" needs %lld bytes of data, found %zu", (long long)bytes,
-                got));
+    tdsl_free(*data);
+    return Status::error(
+        "file is truncated: shape " + shapeString(h.shape) +
+        format(" needs %lld bytes of data, found %zu", (long long)bytes, got));
   }
   for (int64_t d = 0; d < rank; ++d)
     sizesOut[d] = h.shape[d];
-  *dataOut = data;
-  return 0;
+  *dataOut = *data;
+  return Status();
 }
 
-void tdsl_npy_save(const char *path, int32_t dtype, int64_t rank, void *memref,
-                   const char *where) {
-  checkDtypeAndRank(dtype, rank, "tdsl_npy_save");
-  std::string what = format("cannot save '%s'", path ? path : "");
-  auto fail = [&](const std::string &message) {
-    fatal(where, what + ": " + message);
-  };
-  const char *descr = npyDescr(dtype);
-  if (!descr)
-    fail(dtypeName(dtype) + " tensors have no .npy dtype (numpy has no " +
-         "bfloat16)");
-
-  MemRefView view(memref, rank, tdsl_dtype_size(dtype));
-  std::string header =
-      format("{'descr': '%s', 'fortran_order': False, 'shape': %s, }", descr,
-             shapeString(std::vector<int64_t>(view.sizes, view.sizes + rank))
-                 .c_str());
+/// Writes the .npy header and the elements of `view` (any strides, copied
+/// in row-major order through a bounded buffer); false if a write failed.
+bool writeNpy(FILE *f, const MemRefView &view, const char *descr) {
+  std::string header = format(
+      "{'descr': '%s', 'fortran_order': False, 'shape': %s, }", descr,
+      shapeString(std::vector<int64_t>(view.sizes, view.sizes + view.rank))
+          .c_str());
   // numpy pads the header with spaces and a newline so the data starts on a
   // 64-byte boundary; version 2.0 only when the length overflows 16 bits.
   int major = header.size() + 11 + 63 > 65535 ? 2 : 1;
@@ -255,31 +262,6 @@ void tdsl_npy_save(const char *path, int32_t dtype, int64_t rank, void *memref,
   size_t total = (preamble + header.size() + 1 + 63) / 64 * 64;
   header.append(total - preamble - header.size() - 1, ' ');
   header += '\n';
-
-  // Written to a new file beside the target, then renamed over it: a save
-  // that fails halfway (a full disk, an error) leaves no partial file and
-  // the old one intact.
-  if (!path || !*path)
-    fail(std::strerror(EINVAL));
-  std::string target = redirected(path);
-  if (target != path)
-    makeParents(target);
-  if (isDirectory(target))
-    fail("it is a directory");
-  static std::atomic<unsigned> serial{0};
-  std::string temp = target + format(".tmp%d.%u", int(getpid()), serial++);
-  int fd = open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL, 0666);
-  FileCloser file{fd >= 0 ? fdopen(fd, "wb") : nullptr};
-  if (!file.f) {
-    int err = errno;
-    if (fd >= 0)
-      close(fd);
-    fail(std::strerror(err));
-  }
-  auto failAndRemove = [&](const std::string &message) {
-    std::remove(temp.c_str());
-    fail(message);
-  };
   std::string head("\x93NUMPY", 6);
   head += char(major);
   head += char(0);
@@ -287,9 +269,8 @@ void tdsl_npy_save(const char *path, int32_t dtype, int64_t rank, void *memref,
   for (size_t i = 0; i < preamble - 8; ++i)
     head += char((len >> (8 * i)) & 0xff);
   head += header;
-  bool ok = std::fwrite(head.data(), 1, head.size(), file.f) == head.size();
+  bool ok = std::fwrite(head.data(), 1, head.size(), f) == head.size();
 
-  // Copy in row-major order through a bounded buffer (any strides).
   int64_t count = view.numElements();
   std::vector<char> buffer(size_t(std::min<int64_t>(count, 1 << 16)) *
                            view.elemSize);
@@ -299,15 +280,81 @@ void tdsl_npy_save(const char *path, int32_t dtype, int64_t rank, void *memref,
     for (int64_t i = 0; i < n; ++i, walker.next())
       std::memcpy(buffer.data() + i * view.elemSize, walker.get(),
                   view.elemSize);
-    ok = std::fwrite(buffer.data(), view.elemSize, n, file.f) == size_t(n);
+    ok = std::fwrite(buffer.data(), view.elemSize, n, f) == size_t(n);
     done += n;
   }
-  FILE *f = file.f;
-  file.f = nullptr;
+  return ok;
+}
+
+/// tdsl_npy_save's work, with errors not yet prefixed by the path.
+Status save(const char *path, int32_t dtype, int64_t rank, void *memref) {
+  const char *descr = npyDescr(dtype);
+  if (!descr)
+    return Status::error(dtypeName(dtype) + " tensors have no .npy dtype "
+                                            "(numpy has no bfloat16)");
+  // Written to a new file beside the target, then renamed over it: a save
+  // that fails halfway (a full disk, an error) leaves no partial file and
+  // the old one intact.
+  if (!path || !*path)
+    return Status::error(std::strerror(EINVAL));
+  std::string target = redirected(path);
+  if (target != path)
+    makeParents(target);
+  if (isDirectory(target))
+    return Status::error("it is a directory");
+  static std::atomic<unsigned> serial{0};
+  std::string temp = target + format(".tmp%d.%u", int(getpid()), serial++);
+  int fd = open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL, 0666);
+  FILE *f = fd >= 0 ? fdopen(fd, "wb") : nullptr;
+  if (!f) {
+    int err = errno;
+    if (fd >= 0)
+      close(fd);
+    return Status::error(std::strerror(err));
+  }
+  bool ok =
+      writeNpy(f, MemRefView(memref, rank, tdsl_dtype_size(dtype)), descr);
   if (std::fclose(f) != 0)
     ok = false;
+  std::string problem;
   if (!ok)
-    failAndRemove(std::string("write failed: ") + std::strerror(errno));
-  if (std::rename(temp.c_str(), target.c_str()) != 0)
-    failAndRemove(std::strerror(errno));
+    problem = std::string("write failed: ") + std::strerror(errno);
+  else if (std::rename(temp.c_str(), target.c_str()) != 0)
+    problem = std::strerror(errno);
+  if (problem.empty())
+    return Status();
+  std::remove(temp.c_str());
+  return Status::error(problem);
+}
+} // namespace
+
+Status tdsl::rt::loadNpy(const char *path, int32_t dtype, int64_t rank,
+                         int64_t *sizesOut, void **dataOut) {
+  TDSL_TRY(checkDtypeAndRank(dtype, rank, "tdsl_npy_load"));
+  Status status = load(path, dtype, rank, sizesOut, dataOut);
+  if (status.ok() || status.hasWhere()) // out of memory: not the file's fault
+    return status;
+  return Status::error(format("cannot load '%s': ", path ? path : "") +
+                       status.message());
+}
+
+Status tdsl::rt::saveNpy(const char *path, int32_t dtype, int64_t rank,
+                         void *memref) {
+  TDSL_TRY(checkDtypeAndRank(dtype, rank, "tdsl_npy_save"));
+  Status status = save(path, dtype, rank, memref);
+  if (status.ok())
+    return status;
+  return Status::error(format("cannot save '%s': ", path ? path : "") +
+                       status.message());
+}
+
+int32_t tdsl_npy_load(const char *path, int32_t dtype, int64_t rank,
+                      int64_t *sizesOut, void **dataOut, const char *where) {
+  exitOnError(loadNpy(path, dtype, rank, sizesOut, dataOut), where);
+  return 0;
+}
+
+void tdsl_npy_save(const char *path, int32_t dtype, int64_t rank, void *memref,
+                   const char *where) {
+  exitOnError(saveNpy(path, dtype, rank, memref), where);
 }

@@ -36,7 +36,6 @@ ThreadLimit &threadLimit() {
   return *limit;
 }
 
-/// Applies TDSL_NUM_THREADS once, unless tdsl_set_num_threads came first.
 /// Joins TBB's worker threads at exit. A program that loaded the runtime
 /// with dlopen (the JIT of `tdslc run`) may unload it, and oneTBB with it,
 /// during its own shutdown; workers still alive then would run unmapped code.
@@ -49,26 +48,30 @@ void attachSchedulerOnce() {
   });
 }
 
-void initFromEnv() {
+/// Applies TDSL_NUM_THREADS once, unless tdsl_set_num_threads came first;
+/// a malformed value is an error at "tdsl".
+Status initFromEnv() {
   attachSchedulerOnce();
   ThreadLimit &limit = threadLimit();
   // Every loop comes here: skip the lock once the variable has been read.
   if (limit.envRead.load(std::memory_order_acquire))
-    return;
+    return Status();
   std::lock_guard<std::mutex> lock(limit.mutex);
   if (limit.envRead)
-    return;
+    return Status();
   limit.envRead = true;
   const char *env = std::getenv("TDSL_NUM_THREADS");
   if (!env || !*env)
-    return;
+    return Status();
   char *end = nullptr;
   long n = std::strtol(env, &end, 10);
   if (*end || n <= 0 || n > 1 << 20)
-    fatal(nullptr, format("TDSL_NUM_THREADS must be a positive integer, "
-                          "found '%s'",
-                          env));
+    return Status::errorAt(nullptr,
+                           format("TDSL_NUM_THREADS must be a positive "
+                                  "integer, found '%s'",
+                                  env));
   limit.set(int32_t(n));
+  return Status();
 }
 } // namespace
 
@@ -76,7 +79,7 @@ void tdsl_parallel_for(int64_t lb, int64_t ub, int64_t grain,
                        tdsl_loop_body body, void *ctx) {
   if (ub <= lb)
     return;
-  initFromEnv();
+  exitOnError(initFromEnv(), nullptr);
   if (grain <= 0)
     grain = 1;
   // Too small to split: skip the scheduler.
@@ -98,7 +101,7 @@ void tdsl_set_num_threads(int32_t n) {
 }
 
 int32_t tdsl_get_num_threads(void) {
-  initFromEnv();
+  exitOnError(initFromEnv(), nullptr);
   size_t allowed = tbb::global_control::active_value(
       tbb::global_control::max_allowed_parallelism);
   size_t cores = size_t(tbb::this_task_arena::max_concurrency());

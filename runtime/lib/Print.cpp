@@ -164,7 +164,7 @@ void tdsl_print_u64(uint64_t v, const char *prefix, int32_t newline) {
 
 void tdsl_print_memref(int32_t dtype, int64_t rank, void *memref,
                        const char *prefix, int32_t newline) {
-  checkDtypeAndRank(dtype, rank, "tdsl_print_memref");
+  exitOnError(checkDtypeAndRank(dtype, rank, "tdsl_print_memref"), nullptr);
   MemRefView view(memref, rank, tdsl_dtype_size(dtype));
   std::string text;
   TensorPrinter printer{view, dtype, view.numElements() > kSummaryThreshold,

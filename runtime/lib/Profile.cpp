@@ -206,33 +206,33 @@ int32_t tdsl_kernel_register_kind(const char *name, const char *where,
 
 int64_t tdsl_kernel_begin(int32_t) { return nowNs(); }
 
-void tdsl_kernel_end(int32_t id, int64_t start, double flops, double bytes) {
-  int64_t elapsed = nowNs() - start;
+/// Adds a call of `ns` nanoseconds to kernel `id`; an unknown id is a misuse
+/// of the ABI by `caller`'s generated code, reported at "tdsl".
+static Status addCall(const char *caller, int32_t id, int64_t ns, double flops,
+                      double bytes) {
   Profile &p = profile();
   std::lock_guard<std::mutex> lock(p.mutex);
   if (id < 0 || size_t(id) >= p.kernels.size())
-    fatal(nullptr, format("tdsl_kernel_end: unknown kernel id %d", id));
+    return Status::errorAt(nullptr,
+                           format("%s: unknown kernel id %d", caller, id));
   KernelStats &k = *p.kernels[id];
   ++k.calls;
-  k.totalNs += elapsed;
+  k.totalNs += ns;
   if (flops > 0)
     k.flops += flops;
   if (bytes > 0)
     k.bytes += bytes;
+  return Status();
+}
+
+void tdsl_kernel_end(int32_t id, int64_t start, double flops, double bytes) {
+  int64_t elapsed = nowNs() - start;
+  exitOnError(addCall("tdsl_kernel_end", id, elapsed, flops, bytes), nullptr);
 }
 
 void tdsl_kernel_record(int32_t id, double ms, double flops, double bytes) {
-  Profile &p = profile();
-  std::lock_guard<std::mutex> lock(p.mutex);
-  if (id < 0 || size_t(id) >= p.kernels.size())
-    fatal(nullptr, format("tdsl_kernel_record: unknown kernel id %d", id));
-  KernelStats &k = *p.kernels[id];
-  ++k.calls;
-  k.totalNs += ms > 0 ? int64_t(ms * 1e6 + 0.5) : 0;
-  if (flops > 0)
-    k.flops += flops;
-  if (bytes > 0)
-    k.bytes += bytes;
+  int64_t ns = ms > 0 ? int64_t(ms * 1e6 + 0.5) : 0;
+  exitOnError(addCall("tdsl_kernel_record", id, ns, flops, bytes), nullptr);
 }
 
 void tdsl::rt::setProfileFlushHook(void (*hook)()) { flushHook = hook; }

@@ -170,12 +170,20 @@ double tdsl_rng_normal_f64(uint64_t seed, uint64_t ctr) {
   return normalF64(seed, ctr);
 }
 
+/// Generated code fills only f32 and f64 tensors: anything else is a misuse
+/// of the ABI, reported at "tdsl".
+static Status checkFillable(int32_t dtype, int64_t rank) {
+  TDSL_TRY(checkDtypeAndRank(dtype, rank, "tdsl_rng_fill"));
+  if (dtype != TDSL_F32 && dtype != TDSL_F64)
+    return Status::errorAt(
+        nullptr, "tdsl_rng_fill: expected an f32 or f64 tensor, found " +
+                     dtypeName(dtype));
+  return Status();
+}
+
 void tdsl_rng_fill(int32_t dtype, int32_t normal, uint64_t seed, int64_t rank,
                    void *memref) {
-  checkDtypeAndRank(dtype, rank, "tdsl_rng_fill");
-  if (dtype != TDSL_F32 && dtype != TDSL_F64)
-    fatal(nullptr, "tdsl_rng_fill: expected an f32 or f64 tensor, found " +
-                       dtypeName(dtype));
+  exitOnError(checkFillable(dtype, rank), nullptr);
   FillArgs args{MemRefView(memref, rank, tdsl_dtype_size(dtype)), dtype,
                 normal != 0, seed};
   // ~16K elements per chunk keeps the per-chunk walker setup negligible.

@@ -31,6 +31,11 @@ void tdsl::rt::fatal(const char *where, const std::string &message) {
   _exit(1);
 }
 
+void tdsl::rt::exitOnError(const Status &status, const char *where) {
+  if (!status.ok())
+    fatal(status.hasWhere() ? status.where() : where, status.message());
+}
+
 std::string tdsl::rt::format(const char *fmt, ...) {
   va_list args;
   va_start(args, fmt);
@@ -53,12 +58,15 @@ std::string tdsl::rt::dtypeName(int32_t dtype) {
   return format("dtype %d", dtype);
 }
 
-void tdsl::rt::checkDtypeAndRank(int32_t dtype, int64_t rank,
-                                 const char *what) {
+Status tdsl::rt::checkDtypeAndRank(int32_t dtype, int64_t rank,
+                                   const char *what) {
   if (tdsl_dtype_size(dtype) == 0)
-    fatal(nullptr, format("%s: invalid dtype code %d", what, dtype));
+    return Status::errorAt(nullptr,
+                           format("%s: invalid dtype code %d", what, dtype));
   if (rank < 0)
-    fatal(nullptr, format("%s: invalid rank %lld", what, (long long)rank));
+    return Status::errorAt(
+        nullptr, format("%s: invalid rank %lld", what, (long long)rank));
+  return Status();
 }
 
 int64_t tdsl::rt::nowNs() {

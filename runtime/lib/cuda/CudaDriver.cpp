@@ -119,11 +119,11 @@ void markExiting() { setExiting(); }
 }();
 } // namespace
 
-const CudaDriver &cuda::driver() {
+StatusOr<const CudaDriver *> cuda::driver() {
   DriverState &s = state();
   if (!s.ok)
-    fatal(nullptr, "no CUDA GPU: " + s.reason);
-  return s.api;
+    return Status::errorAt(nullptr, "no CUDA GPU: " + s.reason);
+  return &s.api;
 }
 
 bool cuda::driverAvailable(std::string *reason) {
@@ -137,25 +137,31 @@ std::string cuda::errorText(CUresult result) {
   return describe(state().api, result);
 }
 
-void cuda::fail(const char *call, CUresult result, const std::string &detail,
-                const std::string &note) {
+Status cuda::callError(const char *call, CUresult result,
+                       const std::string &detail, const std::string &note) {
   std::string message = format("CUDA call %s failed", call);
   if (!detail.empty())
     message += " " + detail;
   message += ": " + errorText(result);
   if (!note.empty())
     message += "\n" + note;
-  die(message);
+  return Status::error(message);
 }
 
-void cuda::die(const std::string &message) {
+void cuda::exitOnError(const Status &status) {
+  if (status.ok())
+    return;
+  // An error with its own location (no GPU, out of memory at a buffer of
+  // the program) is not the current operation's: reported as the CPU's.
+  if (status.hasWhere())
+    fatal(status.where(), status.message());
   processDying = true;
   if (!exiting())
-    fatal(errorLocation(), message);
+    fatal(errorLocation(), status.message());
   // exit() from an exit hook is undefined: report and leave at once.
   std::fflush(stdout);
   std::fprintf(stderr, "%s: error: %s\n", location() ? location() : "tdsl",
-               message.c_str());
+               status.message().c_str());
   std::fflush(stderr);
   std::_Exit(1);
 }
@@ -174,30 +180,31 @@ void cuda::setExiting() { processExiting = true; }
 void cuda::setDevice(int ordinal) { currentDevice = ordinal; }
 int cuda::deviceOrdinal() { return currentDevice; }
 
-void cuda::enterContext() {
-  driver(); // exits when there is no GPU
+Status cuda::enterContext() {
+  TDSL_TRY(driver().status()); // no GPU
   DriverState &s = state();
   int ordinal = currentDevice;
   if (ordinal < 0 || ordinal >= s.deviceCount)
-    die(format("no CUDA device %d (the driver found %d)", ordinal,
-               s.deviceCount));
+    return Status::error(format("no CUDA device %d (the driver found %d)",
+                                ordinal, s.deviceCount));
   CUcontext context;
   {
     std::lock_guard<std::mutex> lock(s.contextMutex);
     CUcontext &slot = s.contexts[size_t(ordinal)];
     if (!slot) {
       CUdevice device;
-      TDSL_CU_CHECK(format("for device %d", ordinal), cuDeviceGet, &device,
-                    ordinal);
-      TDSL_CU_CHECK(format("for device %d", ordinal), cuDevicePrimaryCtxRetain,
-                    &slot, device);
+      TDSL_CU_TRY(format("for device %d", ordinal), cuDeviceGet, &device,
+                  ordinal);
+      TDSL_CU_TRY(format("for device %d", ordinal), cuDevicePrimaryCtxRetain,
+                  &slot, device);
     }
     context = slot;
   }
   if (context == currentContext)
-    return;
-  TDSL_CU_CHECK(format("for device %d", ordinal), cuCtxSetCurrent, context);
+    return Status();
+  TDSL_CU_TRY(format("for device %d", ordinal), cuCtxSetCurrent, context);
   currentContext = context;
+  return Status();
 }
 
 extern "C" {
@@ -216,7 +223,7 @@ void tdsl_cuda_describe(char *out, int64_t len) {
   if (!driverAvailable(&why)) {
     text = "no CUDA GPU: " + why;
   } else {
-    const CudaDriver &api = driver();
+    const CudaDriver &api = state().api; // loaded: driverAvailable
     int ordinal = currentDevice;
     CUdevice device = 0;
     char name[256] = "unknown device";

@@ -5,13 +5,17 @@
 // declared here (with cuda.h's layouts and values), so building needs no
 // CUDA headers.
 //
-// Every failing driver call ends the program with
+// A failing driver call makes the helper return an error Status (callError,
+// TDSL_CU_TRY); the exported mgpu*/tdsl_* function that called it ends the
+// program (exitOnError) with
 //   `<where>: error: CUDA call <name> failed <detail>: <NAME> (<text>)`
 // and status 1, `where` being the location of tdsl_cuda_set_location.
 //
 //===----------------------------------------------------------------------===//
 #ifndef TDSL_RUNTIME_LIB_CUDADRIVER_H
 #define TDSL_RUNTIME_LIB_CUDADRIVER_H
+
+#include "Internal.h"
 
 #include <cstddef>
 #include <cstdint>
@@ -79,8 +83,8 @@ struct CudaDriver {
 
 /// The loaded driver; on the first call loads libcuda (TDSL_CUDA_LIBRARY
 /// overrides the name), resolves the table and runs cuInit. Without a usable
-/// driver or device prints `tdsl: error: no CUDA GPU: <reason>`, exits 1.
-const CudaDriver &driver();
+/// driver or device: the error `no CUDA GPU: <reason>`, reported at "tdsl".
+StatusOr<const CudaDriver *> driver();
 
 /// Whether driver() would succeed; sets `reason` when not. Never exits.
 bool driverAvailable(std::string *reason);
@@ -88,18 +92,20 @@ bool driverAvailable(std::string *reason);
 /// "CUDA_ERROR_LAUNCH_FAILED (unspecified launch failure)" for `result`.
 std::string errorText(CUresult result);
 
-/// Reports a failed driver call and exits 1 (see the file comment). `detail`
-/// says what was being done ("for kernel 'k'"), `note` follows the message
-/// on its own lines (a JIT log). At exit, ends with _Exit(1).
-[[noreturn]] void fail(const char *call, CUresult result,
-                       const std::string &detail, const std::string &note = {});
+/// The error of a failed driver call (see the file comment). `detail` says
+/// what was being done ("for kernel 'k'"), `note` follows the message on
+/// its own lines (a JIT log).
+Status callError(const char *call, CUresult result, const std::string &detail,
+                 const std::string &note = {});
 
-/// Prints `<where>: error: <message>` (where = location()) and exits 1, or
-/// _Exit(1) when the process is already exiting. From then on the timing
-/// flushes do nothing, so exit hooks cannot fail again or deadlock.
-[[noreturn]] void die(const std::string &message);
+/// The ABI boundary of the CUDA layer: on error prints
+/// `<where>: error: <message>` (where = errorLocation(), or the status's own
+/// location) and exits 1, or _Exit(1) when the process is already exiting.
+/// From then on the timing flushes do nothing, so exit hooks cannot fail
+/// again or deadlock.
+void exitOnError(const Status &status);
 
-/// True once die() has begun.
+/// True once exitOnError has begun reporting a CUDA error.
 bool dying();
 
 /// The DSL location ("file:line:col") of the current GPU operation on this
@@ -111,7 +117,7 @@ const char *errorLocation();
 
 /// Makes the primary context of this thread's device (mgpuSetDefaultDevice,
 /// 0 by default) current on this thread.
-void enterContext();
+Status enterContext();
 /// Sets the device enterContext uses on this thread.
 void setDevice(int ordinal);
 /// The device enterContext uses on this thread.
@@ -129,14 +135,17 @@ void onDriverLoaded();
 
 } // namespace tdsl::rt::cuda
 
-/// Calls driver().fn(args...) and reports a failure with `detail`, an
-/// expression evaluated only on failure.
-#define TDSL_CU_CHECK(detail, fn, ...)                                         \
+/// Calls driver()->fn(args...) and returns the error from the enclosing
+/// function (returning Status or a StatusOr) when there is no driver or the
+/// call fails; `detail` is an expression evaluated only on failure.
+#define TDSL_CU_TRY(detail, fn, ...)                                           \
   do {                                                                         \
-    tdsl::rt::cuda::CUresult tdslCuResult_ =                                 \
-        tdsl::rt::cuda::driver().fn(__VA_ARGS__);                            \
-    if (tdslCuResult_ != tdsl::rt::cuda::CUDA_SUCCESS)                       \
-      tdsl::rt::cuda::fail(#fn, tdslCuResult_, detail);                      \
+    tdsl::rt::StatusOr<const tdsl::rt::cuda::CudaDriver *> tdslCuApi_ =        \
+        tdsl::rt::cuda::driver();                                              \
+    TDSL_TRY(tdslCuApi_.status());                                             \
+    tdsl::rt::cuda::CUresult tdslCuResult_ = (*tdslCuApi_)->fn(__VA_ARGS__);   \
+    if (tdslCuResult_ != tdsl::rt::cuda::CUDA_SUCCESS)                         \
+      return tdsl::rt::cuda::callError(#fn, tdslCuResult_, detail);            \
   } while (false)
 
 #endif // TDSL_RUNTIME_LIB_CUDADRIVER_H

@@ -8,6 +8,10 @@
 // and continues), and every launch and host/device copy is timed with a pair
 // of CUDA events into the profile (tdsl_kernel_record).
 //
+// The helpers return a Status; each exported function reports a failure and
+// exits (exitOnError, or runInContext for those that start by entering the
+// context).
+//
 // Timings are read back when their stream is synchronized (or destroyed), at
 // tdsl_profile_report, at exit, and when more than kMaxPending are waiting.
 //
@@ -68,43 +72,49 @@ std::string quoted(const char *where) {
 
 /// A timing event (timing enabled) from the free list or the driver. Called
 /// with the timing mutex held.
-CUevent takeEvent(Timing &t, const std::string &what) {
+StatusOr<CUevent> takeEvent(Timing &t, const std::string &what) {
   if (!t.freeEvents.empty()) {
     CUevent e = t.freeEvents.back();
     t.freeEvents.pop_back();
     return e;
   }
   CUevent e = nullptr;
-  TDSL_CU_CHECK("creating a timing event for " + what, cuEventCreate, &e,
-                CU_EVENT_DEFAULT);
+  TDSL_CU_TRY("creating a timing event for " + what, cuEventCreate, &e,
+              CU_EVENT_DEFAULT);
   return e;
 }
 
 /// Waits for `p`'s events and adds its time to the profile. Called with the
 /// timing mutex held.
-void resolve(Timing &t, const Pending &p) {
-  TDSL_CU_CHECK("after " + p.what, cuEventSynchronize, p.stop);
+Status resolve(Timing &t, const Pending &p) {
+  TDSL_CU_TRY("after " + p.what, cuEventSynchronize, p.stop);
   float ms = 0;
-  TDSL_CU_CHECK("timing " + p.what, cuEventElapsedTime, &ms, p.start, p.stop);
+  TDSL_CU_TRY("timing " + p.what, cuEventElapsedTime, &ms, p.start, p.stop);
   tdsl_kernel_record(p.id, double(ms), p.flops, p.bytes);
   t.freeEvents.push_back(p.start);
   t.freeEvents.push_back(p.stop);
+  return Status();
 }
 
-/// Resolves the pending timings of `stream` (all of them when `all`).
-void resolvePending(CUstream stream, bool all) {
+/// Resolves the pending timings of `stream` (all of them when `all`); on a
+/// failure the unresolved ones stay pending.
+Status resolvePending(CUstream stream, bool all) {
   Timing &t = timing();
   std::lock_guard<std::mutex> lock(t.mutex);
   std::deque<Pending> keep;
-  while (!t.pending.empty()) {
+  Status status;
+  while (status.ok() && !t.pending.empty()) {
     Pending p = std::move(t.pending.front());
     t.pending.pop_front();
     if (all || p.stream == stream)
-      resolve(t, p);
+      status = resolve(t, p);
     else
       keep.push_back(std::move(p));
   }
+  keep.insert(keep.end(), std::make_move_iterator(t.pending.begin()),
+              std::make_move_iterator(t.pending.end()));
   t.pending.swap(keep);
+  return status;
 }
 
 /// The most recent pending operation on `stream`, for a failed wait.
@@ -117,43 +127,61 @@ std::string lastOn(CUstream stream) {
   return "";
 }
 
-void synchronize(CUstream stream) {
-  CUresult r = driver().cuStreamSynchronize(stream);
+Status synchronize(CUstream stream) {
+  StatusOr<const CudaDriver *> api = driver();
+  TDSL_TRY(api.status());
+  CUresult r = (*api)->cuStreamSynchronize(stream);
   if (r != CUDA_SUCCESS)
-    fail("cuStreamSynchronize", r, lastOn(stream));
-  resolvePending(stream, /*all=*/false);
+    return callError("cuStreamSynchronize", r, lastOn(stream));
+  return resolvePending(stream, /*all=*/false);
 }
 
-/// Times `body` (which enqueues one operation on `stream`) as a call of
-/// profile entry `id`.
+/// Two timing events, both or neither. Called with the timing mutex held.
+Status takeEvents(Timing &t, const std::string &what, CUevent &start,
+                  CUevent &stop) {
+  StatusOr<CUevent> first = takeEvent(t, what);
+  TDSL_TRY(first.status());
+  StatusOr<CUevent> second = takeEvent(t, what);
+  if (!second.ok())
+    t.freeEvents.push_back(*first);
+  TDSL_TRY(second.status());
+  start = *first;
+  stop = *second;
+  return Status();
+}
+
+/// Times `body` (which enqueues one operation on `stream` and returns its
+/// Status) as a call of profile entry `id`.
 template <typename Body>
-void timed(int32_t id, CUstream stream, double flops, double bytes,
-           const std::string &what, Body body) {
+Status timed(int32_t id, CUstream stream, double flops, double bytes,
+             const std::string &what, Body body) {
   Timing &t = timing();
   CUevent start, stop;
   {
     std::lock_guard<std::mutex> lock(t.mutex);
-    start = takeEvent(t, what);
-    stop = takeEvent(t, what);
+    TDSL_TRY(takeEvents(t, what, start, stop));
   }
-  TDSL_CU_CHECK("for " + what, cuEventRecord, start, stream);
-  body();
-  TDSL_CU_CHECK("for " + what, cuEventRecord, stop, stream);
+  TDSL_CU_TRY("for " + what, cuEventRecord, start, stream);
+  TDSL_TRY(body());
+  TDSL_CU_TRY("for " + what, cuEventRecord, stop, stream);
   {
     std::lock_guard<std::mutex> lock(t.mutex);
     t.pending.push_back({id, start, stop, stream, flops, bytes, what});
     if (t.pending.size() > kMaxPending) {
-      resolve(t, t.pending.front());
+      TDSL_TRY(resolve(t, t.pending.front()));
       t.pending.pop_front();
     }
   }
   if (syncEachOperation())
-    synchronize(stream);
+    return synchronize(stream);
+  return Status();
 }
 
+/// The profile flush hook, at tdsl_profile_report and at exit: an exit
+/// hook, so it reports its own failure.
 void flushAll() {
   if (!dying()) // a failure is being reported: its exit must not wait here
-    resolvePending(nullptr, /*all=*/true);
+    exitOnError(resolvePending(nullptr, /*all=*/true));
 }
 
 void flushAtExit() {
@@ -162,26 +190,40 @@ void flushAtExit() {
   flushAll();
 }
 
+/// Makes the context current, runs `body` (a Status-returning lambda of
+/// driver calls) and reports a failure of either: the frame of most mgpu*
+/// functions, which are the ABI boundary.
+template <typename Body> void runInContext(Body body) {
+  Status status = enterContext();
+  if (status.ok())
+    status = body();
+  exitOnError(status);
+}
+
 /// Whether `ptr` is device (or managed) memory; pageable host memory is not
 /// known to the driver at all.
-bool isDevice(const void *ptr) {
+bool isDevice(const CudaDriver &api, const void *ptr) {
   int type = 0;
   CUresult r =
-      driver().cuPointerGetAttribute(&type, CU_POINTER_ATTRIBUTE_MEMORY_TYPE,
-                                     reinterpret_cast<CUdeviceptr>(ptr));
+      api.cuPointerGetAttribute(&type, CU_POINTER_ATTRIBUTE_MEMORY_TYPE,
+                                reinterpret_cast<CUdeviceptr>(ptr));
   return r == CUDA_SUCCESS && type != CU_MEMORYTYPE_HOST;
 }
 
-CUmodule loadModule(const void *data, int64_t size, int optLevel) {
-  enterContext();
+/// mgpuModuleLoad (optLevel < 0, a binary of `size` bytes) and
+/// mgpuModuleLoadJIT (PTX, whose JIT log a failure prints).
+StatusOr<CUmodule> loadModule(const void *data, int64_t size, int optLevel) {
+  TDSL_TRY(enterContext());
+  StatusOr<const CudaDriver *> api = driver();
+  TDSL_TRY(api.status());
   char log[16384] = {};
   int options[3] = {CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES,
                     CU_JIT_OPTIMIZATION_LEVEL};
   void *values[3] = {log, reinterpret_cast<void *>(uintptr_t(sizeof log - 1)),
                      reinterpret_cast<void *>(uintptr_t(optLevel))};
   CUmodule module = nullptr;
-  CUresult r = driver().cuModuleLoadDataEx(&module, data, optLevel >= 0 ? 3 : 2,
-                                           options, values);
+  CUresult r = (*api)->cuModuleLoadDataEx(&module, data, optLevel >= 0 ? 3 : 2,
+                                          options, values);
   if (r != CUDA_SUCCESS) {
     std::string detail =
         optLevel >= 0
@@ -193,7 +235,7 @@ CUmodule loadModule(const void *data, int64_t size, int optLevel) {
     std::string note;
     if (log[0])
       note = "note: the CUDA JIT said:\n" + std::string(log);
-    fail("cuModuleLoadDataEx", r, detail, note);
+    return callError("cuModuleLoadDataEx", r, detail, note);
   }
   return module;
 }
@@ -230,9 +272,8 @@ Residency &residency() {
 
 /// Whether the device can take prefetches of managed memory (Linux, Pascal
 /// and later); otherwise the driver moves pages on demand.
-bool canPrefetch() {
-  static const bool can = [] {
-    const CudaDriver &d = driver();
+bool canPrefetch(const CudaDriver &d) {
+  static const bool can = [&] {
     CUdevice device = 0;
     int concurrent = 0;
     return d.cuMemPrefetchAsync &&
@@ -245,51 +286,187 @@ bool canPrefetch() {
   return can;
 }
 
+/// The driver, with the context current, when prefetches are possible;
+/// null when they are not (then data moves on demand).
+StatusOr<const CudaDriver *> prefetcher() {
+  TDSL_TRY(enterContext());
+  StatusOr<const CudaDriver *> api = driver();
+  if (api.ok() && !canPrefetch(**api))
+    return static_cast<const CudaDriver *>(nullptr);
+  return api;
+}
+
 /// Moves `m`'s data to the device or the host in one timed prefetch on the
 /// default stream, and waits for it: launches and host accesses follow.
-void move(void *ptr, Managed &m, bool toDevice, const char *where) {
-  enterContext();
-  if (!canPrefetch())
-    return;
-  CUmemLocation target{toDevice ? CU_MEM_LOCATION_TYPE_DEVICE : CU_MEM_LOCATION_TYPE_HOST,
+Status move(void *ptr, Managed &m, bool toDevice, const char *where) {
+  StatusOr<const CudaDriver *> api = prefetcher();
+  TDSL_TRY(api.status());
+  if (!*api)
+    return Status();
+  CUmemLocation target{toDevice ? CU_MEM_LOCATION_TYPE_DEVICE
+                                : CU_MEM_LOCATION_TYPE_HOST,
                        toDevice ? deviceOrdinal() : 0};
   const char *charged = toDevice ? location()
                         : m.lastKernel.empty() ? nullptr
                                                : m.lastKernel.c_str();
   int32_t id = tdsl_kernel_register_kind(
       "prefetch", charged, toDevice ? TDSL_KIND_H2D : TDSL_KIND_D2H);
-  std::string what = format("moving %llu bytes of managed memory to the %s",
-                            (unsigned long long)m.bytes, toDevice ? "device" : "host");
-  timed(id, nullptr, 0, double(m.bytes), what + quoted(where), [&] {
-    TDSL_CU_CHECK(what, cuMemPrefetchAsync, reinterpret_cast<CUdeviceptr>(ptr),
-                  m.bytes, target, 0, nullptr);
-  });
-  synchronize(nullptr);
+  std::string what =
+      format("moving %llu bytes of managed memory to the %s",
+             (unsigned long long)m.bytes, toDevice ? "device" : "host");
+  TDSL_TRY(timed(id, nullptr, 0, double(m.bytes), what + quoted(where), [&] {
+    TDSL_CU_TRY(what, cuMemPrefetchAsync, reinterpret_cast<CUdeviceptr>(ptr),
+                m.bytes, target, 0, nullptr);
+    return Status();
+  }));
+  return synchronize(nullptr);
 }
 
 /// Creates the pages of a buffer no one has touched on the device, so that
 /// its first kernel does not take page faults. Untimed: no data moves (like
 /// an allocation, which is not in the profile either).
-void place(void *ptr, Managed &m) {
-  enterContext();
-  if (!canPrefetch())
-    return;
+Status place(void *ptr, Managed &m) {
+  StatusOr<const CudaDriver *> api = prefetcher();
+  TDSL_TRY(api.status());
+  if (!*api)
+    return Status();
   CUmemLocation target{CU_MEM_LOCATION_TYPE_DEVICE, deviceOrdinal()};
-  std::string what = format("placing %llu bytes of managed memory on the device",
-                            (unsigned long long)m.bytes);
-  TDSL_CU_CHECK(what, cuMemPrefetchAsync, reinterpret_cast<CUdeviceptr>(ptr), m.bytes,
-                target, 0, nullptr);
-  synchronize(nullptr);
+  std::string what =
+      format("placing %llu bytes of managed memory on the device",
+             (unsigned long long)m.bytes);
+  TDSL_CU_TRY(what, cuMemPrefetchAsync, reinterpret_cast<CUdeviceptr>(ptr),
+              m.bytes, target, 0, nullptr);
+  return synchronize(nullptr);
+}
+
+/// tdsl_cuda_to_device: the data of the runtime's buffer at `ptr` on the
+/// device, for the launch at location().
+Status toDevice(void *ptr) {
+  Residency &r = residency();
+  std::lock_guard<std::mutex> lock(r.mutex);
+  Managed *found = r.find(ptr);
+  if (!found)
+    return Status();
+  Managed &m = *found;
+  if (m.at == Managed::Host)
+    TDSL_TRY(move(ptr, m, /*toDevice=*/true, location()));
+  else if (m.at == Managed::Nowhere)
+    TDSL_TRY(place(ptr, m));
+  m.at = Managed::Device;
+  const char *where = location();
+  m.lastKernel = where ? where : "";
+  return Status();
+}
+
+/// tdsl_cuda_to_host: the data of the runtime's buffer at `ptr` on the host,
+/// for an access at `where`.
+Status toHost(void *ptr, const char *where) {
+  Residency &r = residency();
+  std::lock_guard<std::mutex> lock(r.mutex);
+  if (Managed *m = r.find(ptr)) {
+    if (m->at == Managed::Device)
+      TDSL_TRY(move(ptr, *m, /*toDevice=*/false, where));
+    m->at = Managed::Host;
+  }
+  return Status();
 }
 
 /// A launch size within CUDA's limits (`max`), else a located error.
-unsigned launchDim(intptr_t v, intptr_t max, const char *what,
-                   const std::string &kernel) {
+Status checkDim(intptr_t v, intptr_t max, const char *what,
+                const std::string &kernel) {
   if (v < 1 || v > max)
-    die(format("invalid launch of kernel '%s': %s size %lld (CUDA allows 1 to "
-               "%lld)",
+    return Status::error(
+        format("invalid launch of kernel '%s': %s size %lld (CUDA allows 1 "
+               "to %lld)",
                kernel.c_str(), what, (long long)v, (long long)max));
-  return unsigned(v);
+  return Status();
+}
+
+/// mgpuLaunchKernel's work once the context is current.
+Status launch(CUfunction function, const intptr_t grid[3],
+              const intptr_t block[3], int32_t smem, CUstream stream,
+              void **params, void **extra) {
+  std::string name = kernelName(function);
+  const char *where = location();
+  double flops = workFlops, bytes = workBytes;
+  workFlops = workBytes = 0;
+  // An empty grid (a tensor with a 0 extent) has nothing to do; the driver
+  // would reject it.
+  if (grid[0] == 0 || grid[1] == 0 || grid[2] == 0)
+    return Status();
+  TDSL_TRY(checkDim(grid[0], 0x7fffffff, "grid x", name));
+  TDSL_TRY(checkDim(grid[1], 65535, "grid y", name));
+  TDSL_TRY(checkDim(grid[2], 65535, "grid z", name));
+  TDSL_TRY(checkDim(block[0], 1024, "block x", name));
+  TDSL_TRY(checkDim(block[1], 1024, "block y", name));
+  TDSL_TRY(checkDim(block[2], 64, "block z", name));
+  unsigned gx = unsigned(grid[0]), gy = unsigned(grid[1]),
+           gz = unsigned(grid[2]), bx = unsigned(block[0]),
+           by = unsigned(block[1]), bz = unsigned(block[2]);
+  int32_t id = tdsl_kernel_register_kind(name.c_str(), where, TDSL_KIND_KERNEL);
+  std::string what = "kernel '" + name + "'";
+  return timed(id, stream, flops, bytes, what + quoted(where), [&] {
+    TDSL_CU_TRY(format("for %s (grid %ux%ux%u, block %ux%ux%u, %d bytes of "
+                       "shared memory)",
+                       what.c_str(), gx, gy, gz, bx, by, bz, smem),
+                cuLaunchKernel, function, gx, gy, gz, bx, by, bz,
+                unsigned(smem), stream, params, extra);
+    return Status();
+  });
+}
+
+/// mgpuMemAlloc's work once the context is current: out of memory at a
+/// buffer of the program (`site`) is reported at its DSL line, like the
+/// CPU's.
+Status deviceAlloc(uint64_t sizeBytes, bool isHostShared, const char *site,
+                   CUdeviceptr &ptr) {
+  StatusOr<const CudaDriver *> api = driver();
+  TDSL_TRY(api.status());
+  CUresult r = isHostShared ? (*api)->cuMemAllocManaged(&ptr, size_t(sizeBytes),
+                                                        CU_MEM_ATTACH_GLOBAL)
+                            : (*api)->cuMemAlloc(&ptr, size_t(sizeBytes));
+  if (r == CUDA_ERROR_OUT_OF_MEMORY && site)
+    return Status::errorAt(
+        site, format("out of GPU memory allocating %llu bytes (%s)",
+                     (unsigned long long)sizeBytes, errorText(r).c_str()));
+  if (r != CUDA_SUCCESS)
+    return callError(isHostShared ? "cuMemAllocManaged" : "cuMemAlloc", r,
+                     format("allocating %llu bytes of %s memory",
+                            (unsigned long long)sizeBytes,
+                            isHostShared ? "managed" : "device"));
+  if (isHostShared) {
+    Residency &res = residency();
+    std::lock_guard<std::mutex> lock(res.mutex);
+    res.buffers[reinterpret_cast<void *>(ptr)].bytes = size_t(sizeBytes);
+  }
+  return Status();
+}
+
+/// mgpuMemcpy's work once the context is current: timed when the device is
+/// on either side.
+Status copy(void *dst, void *src, size_t sizeBytes, CUstream stream) {
+  StatusOr<const CudaDriver *> api = driver();
+  TDSL_TRY(api.status());
+  bool fromDevice = isDevice(**api, src), toDevice = isDevice(**api, dst);
+  auto enqueue = [&] {
+    TDSL_CU_TRY(format("copying %llu bytes %s", (unsigned long long)sizeBytes,
+                       fromDevice
+                           ? (toDevice ? "device-to-device" : "device-to-host")
+                           : (toDevice ? "host-to-device" : "host-to-host")),
+                cuMemcpyAsync, reinterpret_cast<CUdeviceptr>(dst),
+                reinterpret_cast<CUdeviceptr>(src), sizeBytes, stream);
+    return Status();
+  };
+  if (!fromDevice && !toDevice) // not GPU work: no profile row
+    return enqueue();
+  int32_t kind = !fromDevice ? TDSL_KIND_H2D
+                 : toDevice  ? TDSL_KIND_D2D
+                             : TDSL_KIND_D2H;
+  const char *where = location();
+  int32_t id = tdsl_kernel_register_kind("memcpy", where, kind);
+  std::string what =
+      format("copy of %llu bytes", (unsigned long long)sizeBytes);
+  return timed(id, stream, 0, double(sizeBytes), what + quoted(where), enqueue);
 }
 } // namespace
 
@@ -306,39 +483,25 @@ TDSL_RUNTIME_EXPORT void tdsl_cuda_set_work(double flops, double bytes) {
 }
 
 TDSL_RUNTIME_EXPORT void tdsl_cuda_to_device(void *ptr) {
-  Residency &r = residency();
-  std::lock_guard<std::mutex> lock(r.mutex);
-  Managed *found = r.find(ptr);
-  if (!found)
-    return;
-  Managed &m = *found;
-  if (m.at == Managed::Host)
-    move(ptr, m, /*toDevice=*/true, location());
-  else if (m.at == Managed::Nowhere)
-    place(ptr, m);
-  m.at = Managed::Device;
-  const char *where = location();
-  m.lastKernel = where ? where : "";
+  exitOnError(toDevice(ptr));
 }
 
 TDSL_RUNTIME_EXPORT void tdsl_cuda_to_host(void *ptr, const char *where) {
-  Residency &r = residency();
-  std::lock_guard<std::mutex> lock(r.mutex);
-  if (Managed *m = r.find(ptr)) {
-    if (m->at == Managed::Device)
-      move(ptr, *m, /*toDevice=*/false, where);
-    m->at = Managed::Host;
-  }
+  exitOnError(toHost(ptr, where));
 }
 
 //===------------------- MLIR's CudaRuntimeWrappers ABI -------------------===//
 
 TDSL_RUNTIME_EXPORT CUmodule mgpuModuleLoad(void *data, size_t gpuBlobSize) {
-  return loadModule(data, int64_t(gpuBlobSize), -1);
+  StatusOr<CUmodule> module = loadModule(data, int64_t(gpuBlobSize), -1);
+  exitOnError(module.status());
+  return *module;
 }
 
 TDSL_RUNTIME_EXPORT CUmodule mgpuModuleLoadJIT(void *data, int optLevel) {
-  return loadModule(data, -1, optLevel < 0 ? 0 : optLevel);
+  StatusOr<CUmodule> module = loadModule(data, -1, optLevel < 0 ? 0 : optLevel);
+  exitOnError(module.status());
+  return *module;
 }
 
 TDSL_RUNTIME_EXPORT void mgpuModuleUnload(CUmodule module) {
@@ -347,17 +510,19 @@ TDSL_RUNTIME_EXPORT void mgpuModuleUnload(CUmodule module) {
   // errors there are moot.
   if (!module || dying() || !driverAvailable(nullptr))
     return;
-  CUresult r = driver().cuModuleUnload(module);
+  CUresult r = (**driver()).cuModuleUnload(module); // available: checked
   if (r != CUDA_SUCCESS && !exiting() && r != CUDA_ERROR_DEINITIALIZED)
-    fail("cuModuleUnload", r, "");
+    exitOnError(callError("cuModuleUnload", r, ""));
 }
 
 TDSL_RUNTIME_EXPORT CUfunction mgpuModuleGetFunction(CUmodule module,
                                                      const char *name) {
-  enterContext();
   CUfunction function = nullptr;
-  TDSL_CU_CHECK(format("looking up kernel '%s' in its GPU module", name),
+  runInContext([&] {
+    TDSL_CU_TRY(format("looking up kernel '%s' in its GPU module", name),
                 cuModuleGetFunction, &function, module, name);
+    return Status();
+  });
   Timing &t = timing();
   std::lock_guard<std::mutex> lock(t.mutex);
   t.kernelNames[function] = name;
@@ -369,103 +534,83 @@ mgpuLaunchKernel(CUfunction function, intptr_t gridX, intptr_t gridY,
                  intptr_t gridZ, intptr_t blockX, intptr_t blockY,
                  intptr_t blockZ, int32_t smem, CUstream stream, void **params,
                  void **extra, size_t /*paramsCount*/) {
-  enterContext();
-  std::string name = kernelName(function);
-  const char *where = location();
-  double flops = workFlops, bytes = workBytes;
-  workFlops = workBytes = 0;
-  // An empty grid (a tensor with a 0 extent) has nothing to do; the driver
-  // would reject it.
-  if (gridX == 0 || gridY == 0 || gridZ == 0)
-    return;
-  unsigned gx = launchDim(gridX, 0x7fffffff, "grid x", name),
-           gy = launchDim(gridY, 65535, "grid y", name),
-           gz = launchDim(gridZ, 65535, "grid z", name),
-           bx = launchDim(blockX, 1024, "block x", name),
-           by = launchDim(blockY, 1024, "block y", name),
-           bz = launchDim(blockZ, 64, "block z", name);
-  int32_t id = tdsl_kernel_register_kind(name.c_str(), where, TDSL_KIND_KERNEL);
-  std::string what = "kernel '" + name + "'";
-  timed(id, stream, flops, bytes, what + quoted(where), [&] {
-    TDSL_CU_CHECK(format("for %s (grid %ux%ux%u, block %ux%ux%u, %d bytes of "
-                         "shared memory)",
-                         what.c_str(), gx, gy, gz, bx, by, bz, smem),
-                  cuLaunchKernel, function, gx, gy, gz, bx, by, bz,
-                  unsigned(smem), stream, params, extra);
+  const intptr_t grid[3] = {gridX, gridY, gridZ};
+  const intptr_t block[3] = {blockX, blockY, blockZ};
+  runInContext([&] {
+    return launch(function, grid, block, smem, stream, params, extra);
   });
 }
 
 TDSL_RUNTIME_EXPORT CUstream mgpuStreamCreate() {
-  enterContext();
   CUstream stream = nullptr;
-  TDSL_CU_CHECK("", cuStreamCreate, &stream, CU_STREAM_NON_BLOCKING);
+  runInContext([&] {
+    TDSL_CU_TRY("", cuStreamCreate, &stream, CU_STREAM_NON_BLOCKING);
+    return Status();
+  });
   return stream;
 }
 
 TDSL_RUNTIME_EXPORT void mgpuStreamDestroy(CUstream stream) {
-  enterContext();
-  synchronize(stream); // its timings, and errors, are still to be read
-  TDSL_CU_CHECK("", cuStreamDestroy, stream);
+  // Its timings, and errors, are still to be read.
+  runInContext([&] {
+    TDSL_TRY(synchronize(stream));
+    TDSL_CU_TRY("", cuStreamDestroy, stream);
+    return Status();
+  });
 }
 
 TDSL_RUNTIME_EXPORT void mgpuStreamSynchronize(CUstream stream) {
-  enterContext();
-  synchronize(stream);
+  runInContext([&] { return synchronize(stream); });
 }
 
 TDSL_RUNTIME_EXPORT void mgpuStreamWaitEvent(CUstream stream, CUevent event) {
-  enterContext();
-  TDSL_CU_CHECK("", cuStreamWaitEvent, stream, event, 0);
+  runInContext([&] {
+    TDSL_CU_TRY("", cuStreamWaitEvent, stream, event, 0);
+    return Status();
+  });
 }
 
 TDSL_RUNTIME_EXPORT CUevent mgpuEventCreate() {
-  enterContext();
   // For ordering between streams only, like upstream's; the timing events
   // of launches and copies are separate and record timing.
   CUevent event = nullptr;
-  TDSL_CU_CHECK("", cuEventCreate, &event, CU_EVENT_DISABLE_TIMING);
+  runInContext([&] {
+    TDSL_CU_TRY("", cuEventCreate, &event, CU_EVENT_DISABLE_TIMING);
+    return Status();
+  });
   return event;
 }
 
 TDSL_RUNTIME_EXPORT void mgpuEventDestroy(CUevent event) {
-  enterContext();
-  TDSL_CU_CHECK("", cuEventDestroy, event);
+  runInContext([&] {
+    TDSL_CU_TRY("", cuEventDestroy, event);
+    return Status();
+  });
 }
 
 TDSL_RUNTIME_EXPORT void mgpuEventSynchronize(CUevent event) {
-  enterContext();
-  TDSL_CU_CHECK("", cuEventSynchronize, event);
+  runInContext([&] {
+    TDSL_CU_TRY("", cuEventSynchronize, event);
+    return Status();
+  });
 }
 
 TDSL_RUNTIME_EXPORT void mgpuEventRecord(CUevent event, CUstream stream) {
-  enterContext();
-  TDSL_CU_CHECK("", cuEventRecord, event, stream);
+  runInContext([&] {
+    TDSL_CU_TRY("", cuEventRecord, event, stream);
+    return Status();
+  });
 }
 
 TDSL_RUNTIME_EXPORT void *mgpuMemAlloc(uint64_t sizeBytes, CUstream /*stream*/,
                                        bool isHostShared) {
   const char *site = takeAllocSite();
-  enterContext();
-  if (sizeBytes == 0)
-    return nullptr;
   CUdeviceptr ptr = 0;
-  std::string detail = format("allocating %llu bytes of %s memory",
-                              (unsigned long long)sizeBytes,
-                              isHostShared ? "managed" : "device");
-  CUresult r = isHostShared ? driver().cuMemAllocManaged(&ptr, size_t(sizeBytes),
-                                                         CU_MEM_ATTACH_GLOBAL)
-                            : driver().cuMemAlloc(&ptr, size_t(sizeBytes));
-  // Out of memory at a buffer of the program: its DSL line, like the CPU's.
-  if (r == CUDA_ERROR_OUT_OF_MEMORY && site)
-    fatal(site, format("out of GPU memory allocating %llu bytes (%s)",
-                       (unsigned long long)sizeBytes, errorText(r).c_str()));
-  if (r != CUDA_SUCCESS)
-    fail(isHostShared ? "cuMemAllocManaged" : "cuMemAlloc", r, detail);
-  if (isHostShared) {
-    Residency &r = residency();
-    std::lock_guard<std::mutex> lock(r.mutex);
-    r.buffers[reinterpret_cast<void *>(ptr)].bytes = size_t(sizeBytes);
-  }
+  runInContext([&] {
+    if (sizeBytes == 0)
+      return Status();
+    return deviceAlloc(sizeBytes, isHostShared, site, ptr);
+  });
   return reinterpret_cast<void *>(ptr);
 }
 
@@ -477,72 +622,61 @@ TDSL_RUNTIME_EXPORT void mgpuMemFree(void *ptr, CUstream /*stream*/) {
     std::lock_guard<std::mutex> lock(r.mutex);
     r.buffers.erase(ptr);
   }
-  enterContext();
-  TDSL_CU_CHECK("", cuMemFree, reinterpret_cast<CUdeviceptr>(ptr));
+  runInContext([&] {
+    TDSL_CU_TRY("", cuMemFree, reinterpret_cast<CUdeviceptr>(ptr));
+    return Status();
+  });
 }
 
 TDSL_RUNTIME_EXPORT void mgpuMemcpy(void *dst, void *src, size_t sizeBytes,
                                     CUstream stream) {
   if (sizeBytes == 0)
     return;
-  enterContext();
-  bool fromDevice = isDevice(src), toDevice = isDevice(dst);
-  auto copy = [&] {
-    TDSL_CU_CHECK(
-        format("copying %llu bytes %s", (unsigned long long)sizeBytes,
-               fromDevice ? (toDevice ? "device-to-device" : "device-to-host")
-                          : (toDevice ? "host-to-device" : "host-to-host")),
-        cuMemcpyAsync, reinterpret_cast<CUdeviceptr>(dst),
-        reinterpret_cast<CUdeviceptr>(src), sizeBytes, stream);
-  };
-  if (!fromDevice && !toDevice) { // not GPU work: no profile row
-    copy();
-    return;
-  }
-  int32_t kind = !fromDevice ? TDSL_KIND_H2D
-                 : toDevice  ? TDSL_KIND_D2D
-                             : TDSL_KIND_D2H;
-  const char *where = location();
-  int32_t id = tdsl_kernel_register_kind("memcpy", where, kind);
-  std::string what =
-      format("copy of %llu bytes", (unsigned long long)sizeBytes);
-  timed(id, stream, 0, double(sizeBytes), what + quoted(where), copy);
+  runInContext([&] { return copy(dst, src, sizeBytes, stream); });
 }
 
 TDSL_RUNTIME_EXPORT void mgpuMemset32(void *dst, unsigned int value,
                                       size_t count, CUstream stream) {
-  enterContext();
-  TDSL_CU_CHECK(format("setting %llu 32-bit words", (unsigned long long)count),
+  runInContext([&] {
+    TDSL_CU_TRY(format("setting %llu 32-bit words", (unsigned long long)count),
                 cuMemsetD32Async, reinterpret_cast<CUdeviceptr>(dst), value,
                 count, stream);
+    return Status();
+  });
 }
 
 TDSL_RUNTIME_EXPORT void mgpuMemset16(void *dst, unsigned short value,
                                       size_t count, CUstream stream) {
-  enterContext();
-  TDSL_CU_CHECK(format("setting %llu 16-bit words", (unsigned long long)count),
+  runInContext([&] {
+    TDSL_CU_TRY(format("setting %llu 16-bit words", (unsigned long long)count),
                 cuMemsetD16Async, reinterpret_cast<CUdeviceptr>(dst), value,
                 count, stream);
+    return Status();
+  });
 }
 
 TDSL_RUNTIME_EXPORT void mgpuMemHostRegister(void *ptr, uint64_t sizeBytes) {
   if (!ptr || sizeBytes == 0)
     return;
-  enterContext();
-  CUresult r = driver().cuMemHostRegister(ptr, size_t(sizeBytes), 0);
-  if (r != CUDA_SUCCESS && r != CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED)
-    fail("cuMemHostRegister", r,
-         format("pinning %llu bytes of host memory",
-                (unsigned long long)sizeBytes));
+  runInContext([&] { // the context is current: the driver is loaded
+    CUresult r = (**driver()).cuMemHostRegister(ptr, size_t(sizeBytes), 0);
+    if (r != CUDA_SUCCESS && r != CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED)
+      return callError("cuMemHostRegister", r,
+                       format("pinning %llu bytes of host memory",
+                              (unsigned long long)sizeBytes));
+    return Status();
+  });
 }
 
 TDSL_RUNTIME_EXPORT void mgpuMemHostUnregister(void *ptr) {
   if (!ptr)
     return;
-  enterContext();
-  CUresult r = driver().cuMemHostUnregister(ptr);
-  if (r != CUDA_SUCCESS && r != CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED)
-    fail("cuMemHostUnregister", r, "");
+  runInContext([&] { // the context is current: the driver is loaded
+    CUresult r = (**driver()).cuMemHostUnregister(ptr);
+    if (r != CUDA_SUCCESS && r != CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED)
+      return callError("cuMemHostUnregister", r, "");
+    return Status();
+  });
 }
 
 /// Registers the bytes a memref's elements span (any strides >= 0), so that
