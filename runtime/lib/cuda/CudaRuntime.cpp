@@ -20,6 +20,7 @@
 #include "Internal.h"
 
 #include <cstdlib>
+#include <type_traits>
 #include <cstring>
 #include <deque>
 #include <map>
@@ -708,3 +709,12 @@ TDSL_RUNTIME_EXPORT void mgpuSetDefaultDevice(int32_t device) {
 }
 
 } // extern "C"
+
+// The mgpu functions the compiler's own passes call have the signatures it
+// declares them with (tdsl/RuntimeABI.def; the stream is CUstream here).
+using tdsl_cu_stream = CUstream;
+#define TDSL_RUNTIME_FUNCTION(Name, Ret, Params)
+#define TDSL_MGPU_FUNCTION(Name, Ret, Params)                                  \
+  static_assert(std::is_same_v<decltype(&Name), Ret(*) Params>,                \
+                #Name " differs from tdsl/RuntimeABI.def");
+#include "tdsl/RuntimeABI.def"
