@@ -29,6 +29,7 @@ enum class BuiltinKind : uint8_t {
   Print,
   Load,
   Save,
+  Grad, // its first argument names a function
 };
 
 enum class Builtin : uint8_t {

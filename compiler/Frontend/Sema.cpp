@@ -497,8 +497,7 @@ Dim Checker::rangeExtent(const LoopRange &r) {
     if (ref->varKind == VarKind::DimSymbol)
       return Dim::getSymbol(ref->name, r.var.loc);
   if (auto *call = llvm::dyn_cast<CallExpr>(r.upper.get()))
-    if (!call->target && call->callee == "dim" && call->module.empty() &&
-        call->args.size() == 2 && call->args[0].value->type.isTensor) {
+    if (call->builtin == Builtin::Dim && call->args[0].value->type.isTensor) {
       const Type &t = call->args[0].value->type;
       auto *k = llvm::dyn_cast<IntLitExpr>(call->args[1].value.get());
       if (k && k->value < t.rank()) {
@@ -1030,9 +1029,7 @@ Type Checker::checkCall(CallExpr &e) {
     }
     return checkUserCall(e, *fn);
   }
-  std::string local =
-      currentModule.empty() ? e.callee : currentModule + "." + e.callee;
-  if (FunctionDecl *fn = functions.lookup(local))
+  if (FunctionDecl *fn = lookupFunction(e.callee))
     return checkUserCall(e, *fn);
   if (isBuiltinName(e.callee))
     return checkBuiltin(e);
@@ -1048,21 +1045,36 @@ Type Checker::checkCall(CallExpr &e) {
   return Type::error();
 }
 
+/// The function an unqualified `name` calls in the current module.
+FunctionDecl *Checker::lookupFunction(StringRef name) {
+  if (currentModule.empty())
+    return functions.lookup(name);
+  return functions.lookup((currentModule + "." + name).str());
+}
+
 Type Checker::checkUserCall(CallExpr &e, FunctionDecl &fn) {
   e.target = &fn;
   bool ok = true;
   for (CallArg &a : e.args)
     ok &= !check(*a.value).isError();
-  if (e.args.size() != fn.params.size()) {
-    diags.error(e.loc, "'" + fn.qualifiedName() + "' takes " +
+  return matchCall(e.loc, e.args, fn, ok);
+}
+
+/// The result type of calling `fn` with `args` (already checked; `argsOk`
+/// when none had an error): literals take the parameters' types, and each
+/// dimension name of the signature binds to the arguments' dimensions.
+Type Checker::matchCall(SMLoc loc, llvm::MutableArrayRef<CallArg> args,
+                        FunctionDecl &fn, bool argsOk) {
+  if (args.size() != fn.params.size()) {
+    diags.error(loc, "'" + fn.qualifiedName() + "' takes " +
                            Twine(fn.params.size()) + " argument" +
                            (fn.params.size() == 1 ? "" : "s") + " but " +
-                           Twine(e.args.size()) +
-                           (e.args.size() == 1 ? " was given" : " were given"));
+                           Twine(args.size()) +
+                           (args.size() == 1 ? " was given" : " were given"));
     diags.note(fn.loc, "'" + fn.qualifiedName() + "' is declared here");
     return Type::error();
   }
-  if (!ok)
+  if (!argsOk)
     return Type::error();
   // Binds each dimension name of the signature to the caller's dimension.
   struct Binding {
@@ -1070,8 +1082,8 @@ Type Checker::checkUserCall(CallExpr &e, FunctionDecl &fn) {
     unsigned arg;
   };
   llvm::StringMap<Binding> bound;
-  for (unsigned i = 0; i < e.args.size(); ++i) {
-    Expr &arg = *e.args[i].value;
+  for (unsigned i = 0; i < args.size(); ++i) {
+    Expr &arg = *args[i].value;
     const Param &p = fn.params[i];
     const Type &want = p.type.type;
     std::string argDesc = ("argument " + Twine(i + 1) + " ('" + p.name + "') of '" +
@@ -1112,9 +1124,9 @@ Type Checker::checkUserCall(CallExpr &e, FunctionDecl &fn) {
                                  Twine(it->second.arg + 1) + " but " + ad.str() +
                                  " from argument " + Twine(i + 1) + " (" +
                                  got.str() + ")");
-        diags.note(e.args[it->second.arg].value->loc,
+        diags.note(args[it->second.arg].value->loc,
                    "argument " + Twine(it->second.arg + 1) + " has type " +
-                       e.args[it->second.arg].value->type.str());
+                       args[it->second.arg].value->type.str());
         noteDim(it->second.dim, "dimension " + it->second.dim.str() +
                                     " comes from here");
         noteDim(ad, "dimension " + ad.str() + " comes from here");
@@ -1132,7 +1144,7 @@ Type Checker::checkUserCall(CallExpr &e, FunctionDecl &fn) {
   for (Dim &d : r.shape)
     if (d.kind == Dim::Symbol) {
       auto it = bound.find(d.symbol);
-      d = it != bound.end() ? it->second.dim : Dim::getDynamic(e.loc);
+      d = it != bound.end() ? it->second.dim : Dim::getDynamic(loc);
     }
   return r;
 }

@@ -69,9 +69,18 @@ static ElemKind conversionTarget(Builtin b) {
 }
 
 Type Checker::checkBuiltin(CallExpr &e) {
+  unsigned lo, hi;
+  // grad's first argument names a function: it is not a value to check.
+  bool namesFunction = lookupBuiltin(e.callee, 2, lo, hi) == Builtin::Grad &&
+                       !e.args.empty() &&
+                       llvm::isa<VarRefExpr>(e.args[0].value.get());
   // Every argument is checked, so that each one's errors are reported.
   bool argError = false;
   for (CallArg &a : e.args) {
+    if (namesFunction && &a == &e.args[0]) {
+      a.value->type = Type::voidTy();
+      continue;
+    }
     if (llvm::isa<TypeArgExpr>(a.value.get())) {
       a.value->type = Type::voidTy();
       continue;
@@ -84,7 +93,6 @@ Type Checker::checkBuiltin(CallExpr &e) {
   }
   if (argError)
     return Type::error();
-  unsigned lo, hi;
   e.builtin = lookupBuiltin(e.callee, e.args.size(), lo, hi);
   if (e.builtin == Builtin::None) {
     reportBuiltinArity(e, lo, hi);
@@ -114,6 +122,8 @@ Type Checker::checkBuiltin(CallExpr &e) {
     return checkLoad(e);
   case BuiltinKind::Save:
     return checkSave(e);
+  case BuiltinKind::Grad:
+    return checkGrad(e);
   }
   llvm_unreachable("unhandled BuiltinKind");
 }
@@ -389,4 +399,50 @@ Type Checker::checkSave(CallExpr &e) {
     return Type::error();
   }
   return Type::voidTy();
+}
+
+/// grad(f, x, args...): f(x, args...) must be an f32 or f64 scalar and x a
+/// floating-point value; the gradient has x's type.
+Type Checker::checkGrad(CallExpr &e) {
+  auto *ref = llvm::dyn_cast<VarRefExpr>(e.args[0].value.get());
+  if (!ref) {
+    diags.error(e.args[0].value->loc,
+                "the first argument of 'grad' is the name of a function, "
+                "e.g. grad(loss, w, x)");
+    return Type::error();
+  }
+  FunctionDecl *fn = lookupFunction(ref->name);
+  if (!fn) {
+    if (VarInfo *v = lookup(ref->name)) {
+      v->used = true;
+      diags.error(ref->loc, "'" + ref->name + "' is a variable of type " +
+                                v->type.str() + ", not a function");
+    } else {
+      diags.error(ref->loc, "'grad' of undeclared function '" + ref->name +
+                                "'");
+    }
+    return Type::error();
+  }
+  auto args = llvm::MutableArrayRef<CallArg>(e.args).drop_front();
+  Type result = matchCall(e.loc, args, *fn, true);
+  if (result.isError())
+    return result;
+  if (!fn->hasResult || result.isTensor ||
+      (result.elem != ElemKind::F32 && result.elem != ElemKind::F64)) {
+    diags.error(e.loc, "'grad' needs a function that returns an f32 or f64 "
+                       "scalar; '" + fn->qualifiedName() + "' returns " +
+                           (fn->hasResult ? result.str() : "nothing"));
+    diags.note(fn->loc, "'" + fn->qualifiedName() + "' is declared here");
+    return Type::error();
+  }
+  const Type &wrt = fn->params[0].type.type;
+  if (!isFloatKind(wrt.elem)) {
+    diags.error(args[0].value->loc,
+                "'grad' differentiates with respect to the first argument, "
+                "which must be floating-point, not " + wrt.str());
+    diags.note(fn->params[0].loc, "parameter declared here");
+    return Type::error();
+  }
+  e.target = fn;
+  return args[0].value->type;
 }

@@ -100,6 +100,9 @@ private:
   Type checkTernary(TernaryExpr &e);
   Type checkCall(CallExpr &e);
   Type checkUserCall(CallExpr &e, FunctionDecl &fn);
+  Type matchCall(SMLoc loc, llvm::MutableArrayRef<CallArg> args,
+                 FunctionDecl &fn, bool argsOk);
+  FunctionDecl *lookupFunction(StringRef name);
   Type checkBuiltin(CallExpr &e);
   void reportBuiltinArity(CallExpr &e, unsigned lo, unsigned hi);
   bool builtinValueArg(CallExpr &e, size_t i, StringRef what);
@@ -114,6 +117,7 @@ private:
   Type checkPrint(CallExpr &e);
   Type checkLoad(CallExpr &e);
   Type checkSave(CallExpr &e);
+  Type checkGrad(CallExpr &e);
   Type checkIndex(IndexExpr &e);
   Type checkTensorLit(TensorLitExpr &e);
   Type checkReduce(ReduceExpr &e);

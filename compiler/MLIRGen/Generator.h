@@ -102,6 +102,7 @@ private:
   mlir::Value genFill(CallExpr &e, Env &env);
   mlir::Value genRandom(CallExpr &e, Env &env);
   void genPrint(CallExpr &e, Env &env);
+  mlir::Value genGrad(CallExpr &e, Env &env);
   mlir::Value genTensorLit(TensorLitExpr &e);
   mlir::Value genParallelFor(ParallelForExpr &e, Env &env);
   mlir::Value genSubscript(IndexExpr &e, Env &env);

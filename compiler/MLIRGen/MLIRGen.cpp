@@ -675,10 +675,8 @@ Generator::dynamicSizes(const Type &spec, Env &env, mlir::Location l) {
 }
 
 mlir::Value Generator::genCall(CallExpr &e, Env &env) {
-  if (!e.target) {
-    assert(e.builtin != Builtin::None && "Sema resolves every call");
+  if (e.builtin != Builtin::None)
     return genBuiltin(e, env);
-  }
   mlir::Location l = loc(e.loc);
   FunctionDecl &fn = *e.target;
   llvm::SmallVector<mlir::Value> args;

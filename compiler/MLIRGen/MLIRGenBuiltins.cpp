@@ -67,6 +67,8 @@ mlir::Value Generator::genBuiltin(CallExpr &e, Env &env) {
     return {};
   case BuiltinKind::Load:
     return t::LoadOp::create(builder, l, rt, stringArg(e, 0));
+  case BuiltinKind::Grad:
+    return genGrad(e, env);
   case BuiltinKind::Save: {
     mlir::Value v = gen(*e.args[1].value, env);
     if (!v)
@@ -201,4 +203,21 @@ mlir::Value Generator::genMathBuiltin(CallExpr &e, Env &env) {
   default:
     llvm_unreachable("not an element-wise math built-in");
   }
+}
+
+/// tdsl.grad of the function Sema resolved, on the other arguments cast to
+/// its parameter types; tdsl-differentiate writes the gradient.
+mlir::Value Generator::genGrad(CallExpr &e, Env &env) {
+  mlir::Location l = loc(e.loc);
+  FunctionDecl &fn = *e.target;
+  llvm::SmallVector<mlir::Value> args;
+  for (unsigned i = 1; i < e.args.size(); ++i) {
+    mlir::Value v = gen(*e.args[i].value, env);
+    if (!v)
+      return nullptr;
+    args.push_back(castTo(v, toMLIR(fn.params[i - 1].type.type), l));
+  }
+  auto grad = t::GradOp::create(builder, l, args.front().getType(),
+                                fn.qualifiedName(), args);
+  return castTo(grad.getResult(), toMLIR(e.type), l);
 }

@@ -70,6 +70,7 @@ void buildTDSLTransformPipeline(OpPassManager &pm) {
   // in, when convert-tdsl-to-linalg makes it. No CSE: a tdsl.index of a
   // nested op reads that op's loop, and CSE would merge it with an equal
   // tdsl.index of the op around it.
+  pm.addPass(createDifferentiate());
   pm.addPass(createSimplify());
 }
 

@@ -730,3 +730,31 @@ void CastOp::getCanonicalizationPatterns(RewritePatternSet &results,
 
 #define GET_OP_CLASSES
 #include "dialects/TDSL/IR/TDSLOps.cpp.inc"
+
+//===----------------------------------------------------------------------===//
+// GradOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult GradOp::verifySymbolUses(SymbolTableCollection &symbols) {
+  auto fn = symbols.lookupNearestSymbolFrom<FunctionOpInterface>(
+      *this, getCalleeAttr());
+  if (!fn)
+    return emitOpError("'") << getCallee() << "' is not a function";
+  auto type = cast<FunctionType>(fn.getFunctionType());
+  if (!llvm::equal(type.getInputs(), getArgs().getTypes()))
+    return emitOpError("arguments ")
+           << getArgs().getTypes() << " do not match the inputs of '"
+           << getCallee() << "' " << type.getInputs();
+  if (type.getNumResults() != 1 || !isa<FloatType>(type.getResult(0)))
+    return emitOpError("'") << getCallee()
+                            << "' must return one floating-point scalar";
+  if (type.getNumInputs() == 0 ||
+      !isa<FloatType>(getElementTypeOrSelf(type.getInput(0))))
+    return emitOpError("the first argument of '")
+           << getCallee() << "' must be floating-point";
+  if (getType() != type.getInput(0))
+    return emitOpError("result type ")
+           << getType() << " must be the first argument's type "
+           << type.getInput(0);
+  return success();
+}

@@ -6,6 +6,7 @@ include "dialects/TDSL/IR/TDSLDialect.td"
 include "dialects/TDSL/IR/TDSLEnums.td"
 include "mlir/IR/BuiltinAttributeInterfaces.td"
 include "mlir/IR/CommonAttrConstraints.td"
+include "mlir/IR/SymbolInterfaces.td"
 include "mlir/Interfaces/ControlFlowInterfaces.td"
 include "mlir/Interfaces/InferTypeOpInterface.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
@@ -440,6 +441,27 @@ def TDSL_ArangeOp : TDSL_Op<"arange", [Pure]> {
 //===----------------------------------------------------------------------===//
 // I/O
 //===----------------------------------------------------------------------===//
+
+def TDSL_GradOp : TDSL_Op<"grad",
+    [DeclareOpInterfaceMethods<SymbolUserOpInterface>]> {
+  let summary = "gradient of a scalar function with respect to its first argument";
+  let description = [{
+    The gradient of `callee`, a function returning one f32 or f64 scalar,
+    with respect to its first argument, at `args`: a value of that
+    argument's type. `tdsl-differentiate` replaces it with a call of a
+    function that runs `callee` forward and then its adjoint (reverse mode).
+
+    ```mlir
+    %g = tdsl.grad @loss(%w, %x) : (tensor<3xf32>, tensor<4x3xf32>) -> tensor<3xf32>
+    ```
+  }];
+  let arguments = (ins FlatSymbolRefAttr:$callee,
+                       Variadic<TDSL_ScalarOrTensor>:$args);
+  let results = (outs TDSL_ScalarOrTensor:$result);
+  let assemblyFormat = [{
+    $callee `(` $args `)` attr-dict `:` functional-type($args, $result)
+  }];
+}
 
 def TDSL_PrintOp : TDSL_Op<"print", [MemoryEffects<[MemWrite]>]> {
   let summary = "print a message and/or a value to stdout";

@@ -1,7 +1,7 @@
 //===- Passes.h - Transformations of the tdsl dialect -------------------------===//
 //
-// The home of transformations on tdsl IR, before tdsl-to-linalg: today
-// simplification; reverse-mode differentiation will live here.
+// The home of transformations on tdsl IR, before tdsl-to-linalg:
+// reverse-mode differentiation (tdsl-differentiate) and simplification.
 //
 //===----------------------------------------------------------------------===//
 #ifndef TDSL_DIALECT_TDSL_TRANSFORMS_PASSES_H

@@ -29,4 +29,37 @@ def Simplify : Pass<"tdsl-simplify", "mlir::ModuleOp"> {
   }];
 }
 
+def Differentiate : Pass<"tdsl-differentiate", "mlir::ModuleOp"> {
+  let summary = "Replace tdsl.grad with calls of reverse-mode gradient functions";
+  let description = [{
+    For each function `@f` that a `tdsl.grad` names, writes `@f_grad`: the
+    body of `@f` with its calls inlined, then the adjoint of every value
+    between the first argument and the result, in reverse order
+    (ReverseMode.cpp), returning the adjoint of the first argument. The
+    `tdsl.grad` ops become calls of it. The gradient is ordinary tdsl ops,
+    so the rest of the pipeline tiles, fuses and parallelizes it like any
+    other code. `print` and `save` in `@f` do not run in `@f_grad` (a
+    warning says so). What it cannot differentiate is a located error.
+
+    ```mlir
+    // before
+    func.func @f(%x: tensor<4xf32>) -> f32 {
+      %e = tdsl.exp %x : tensor<4xf32>
+      %s = tdsl.index_gen ins(%e : tensor<4xf32>) {...sum...} -> f32 {...}
+      return %s : f32
+    }
+    %g = tdsl.grad @f(%x) : (tensor<4xf32>) -> tensor<4xf32>
+    // after
+    func.func private @f_grad(%x: tensor<4xf32>) -> tensor<4xf32> {
+      %e = tdsl.exp %x : tensor<4xf32>
+      ...
+      %ge = tdsl.index_gen ins(%one ...) -> tensor<4xf32> {...}  // ds/de = 1
+      %gx = tdsl.mul %ge, %e : ...                                  // de/dx = e
+      return %gx : tensor<4xf32>
+    }
+    %g = call @f_grad(%x) : (tensor<4xf32>) -> tensor<4xf32>
+    ```
+  }];
+}
+
 #endif // TDSL_DIALECT_TDSL_TRANSFORMS_PASSES_TD

@@ -1,0 +1,157 @@
+//===- Differentiate.cpp - tdsl.grad to calls of gradient functions -------===//
+//
+// One gradient function per differentiated function: a copy of it with its
+// calls inlined (the adjoint needs every primal value in one block), then
+// the reverse sweep (ReverseMode.h) from the result back to the first
+// argument. Sequential loops, branches and `parallel for` on that path are
+// located errors for now.
+//
+//===----------------------------------------------------------------------===//
+#include "dialects/TDSL/Transforms/Passes.h"
+#include "dialects/TDSL/IR/TDSLOps.h"
+#include "dialects/TDSL/Transforms/ReverseMode.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/SymbolTable.h"
+#include "mlir/Transforms/InliningUtils.h"
+
+namespace tdsl {
+#define GEN_PASS_DEF_DIFFERENTIATE
+#include "dialects/TDSL/Transforms/Passes.h.inc"
+} // namespace tdsl
+
+using namespace mlir;
+using namespace tdsl::ir;
+
+/// Inlines every call in `fn`, callees' calls too. Fails on recursion.
+static LogicalResult inlineCalls(func::FuncOp fn, SymbolTable &symbols) {
+  InlinerInterface interface(fn.getContext());
+  // A bound on the calls inlined: beyond it the call graph has a cycle.
+  for (unsigned inlined = 0;;) {
+    SmallVector<func::CallOp> calls;
+    fn.walk([&](func::CallOp call) { calls.push_back(call); });
+    if (calls.empty())
+      return success();
+    for (func::CallOp call : calls) {
+      auto callee = symbols.lookup<func::FuncOp>(call.getCallee());
+      if (!callee || callee.isExternal() || ++inlined > 10000)
+        return call.emitError("cannot differentiate a call of '")
+               << call.getCallee() << "' (recursion, or not a TDSL function)";
+      auto clone = [](OpBuilder &, Region *src, Block *inlineBlock,
+                      Block *postInsertBlock, IRMapping &mapper,
+                      bool shouldClone) {
+        if (shouldClone)
+          src->cloneInto(inlineBlock->getParent(),
+                         postInsertBlock->getIterator(), mapper);
+        else
+          inlineBlock->getParent()->getBlocks().splice(
+              postInsertBlock->getIterator(), src->getBlocks());
+      };
+      if (failed(inlineCall(interface, clone, call, callee,
+                            &callee.getBody())))
+        return call.emitError("cannot inline the call of '")
+               << call.getCallee() << "' to differentiate it";
+      call.erase();
+    }
+  }
+}
+
+/// A value of `like`'s type, all zeros, that does not read `like`'s values
+/// (an infinite element must not make a NaN).
+static Value zerosLike(OpBuilder &b, Location loc, Value like) {
+  Type elem = getElementTypeOrSelf(like.getType());
+  Value zero = ConstantOp::create(b, loc, FloatAttr::get(elem, 0));
+  auto tensor = dyn_cast<RankedTensorType>(like.getType());
+  if (!tensor)
+    return zero;
+  MLIRContext *ctx = b.getContext();
+  unsigned rank = tensor.getRank();
+  AffineMap id = AffineMap::getMultiDimIdentityMap(rank, ctx);
+  SmallVector<IteratorType> iters(rank, IteratorType::parallel);
+  auto op = IndexGenOp::create(b, loc, tensor, ValueRange{like},
+                               ArrayRef<AffineMap>{id, id}, iters,
+                               CombinerKind::none);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToEnd(&op.getRegion().front());
+  YieldOp::create(b, loc, zero);
+  return op.getResult();
+}
+
+/// `@<name>_grad`: the gradient of `fn` with respect to its first argument.
+static FailureOr<func::FuncOp> buildGradient(func::FuncOp fn,
+                                             SymbolTable &symbols) {
+  func::FuncOp grad = fn.clone();
+  grad.setSymName((fn.getSymName() + "_grad").str());
+  grad.setPrivate();
+  symbols.insert(grad, std::next(Block::iterator(fn)));
+  if (failed(inlineCalls(grad, symbols)))
+    return failure();
+  if (!grad.getBody().hasOneBlock())
+    return fn.emitError("cannot differentiate '")
+           << fn.getSymName() << "': its body is not one block";
+  Block &body = grad.getBody().front();
+  // Output is not part of the gradient: say so once per op.
+  SmallVector<Operation *> effects;
+  grad.walk([&](Operation *op) {
+    if (isa<PrintOp, SaveOp>(op))
+      effects.push_back(op);
+  });
+  for (Operation *op : effects) {
+    op->emitWarning("'")
+        << (isa<PrintOp>(op) ? "print" : "save")
+        << "' does not run when the gradient of '" << fn.getSymName()
+        << "' is computed";
+    op->erase();
+  }
+  auto ret = cast<func::ReturnOp>(body.getTerminator());
+  Value loss = ret.getOperand(0);
+  OpBuilder b(ret);
+  Value one = ConstantOp::create(b, ret.getLoc(),
+                                 FloatAttr::get(loss.getType(), 1.0));
+  ReverseSweep sweep(fn.getContext());
+  FailureOr<Value> adjoint =
+      sweep.run(body, loss, one, body.getArgument(0));
+  if (failed(adjoint))
+    return failure();
+  b.setInsertionPoint(ret);
+  Value result = *adjoint ? *adjoint
+                          : zerosLike(b, ret.getLoc(), body.getArgument(0));
+  ret->setOperands(result);
+  grad.setType(FunctionType::get(fn.getContext(),
+                                 grad.getFunctionType().getInputs(),
+                                 {result.getType()}));
+  return grad;
+}
+
+namespace {
+struct DifferentiatePass
+    : tdsl::impl::DifferentiateBase<DifferentiatePass> {
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    SmallVector<GradOp> grads;
+    module.walk([&](GradOp op) { grads.push_back(op); });
+    if (grads.empty())
+      return;
+    SymbolTable symbols(module);
+    llvm::DenseMap<Attribute, func::FuncOp> made;
+    for (GradOp op : grads) {
+      func::FuncOp &grad = made[op.getCalleeAttr()];
+      if (!grad) {
+        auto fn = symbols.lookup<func::FuncOp>(op.getCallee());
+        FailureOr<func::FuncOp> built =
+            fn ? buildGradient(fn, symbols) : FailureOr<func::FuncOp>();
+        if (failed(built)) {
+          if (!fn)
+            op.emitError("no function '") << op.getCallee() << "'";
+          return signalPassFailure();
+        }
+        grad = *built;
+      }
+      OpBuilder b(op);
+      auto call = func::CallOp::create(b, op.getLoc(), grad, op.getArgs());
+      op.replaceAllUsesWith(call.getResult(0));
+      op.erase();
+    }
+  }
+};
+} // namespace

@@ -1,0 +1,445 @@
+//===- ReverseMode.cpp - Adjoints of tdsl ops -----------------------------===//
+//
+// The rules follow ../shared/AUTODIFF.md: element-wise derivatives from the
+// primal values, adjoints summed over broadcast dimensions, `@` as two
+// contractions, and the adjoint of an index_gen for each input as an
+// index_gen over the same loops whose output is that input's subscripts.
+// Ties split as PyTorch does (max/min of two values: half to each), and a
+// zero adjoint never meets an infinite derivative (log, division, sqrt and
+// pow at their poles give 0, not NaN, where the branch was not taken).
+//
+//===----------------------------------------------------------------------===//
+#include "dialects/TDSL/Transforms/ReverseMode.h"
+#include "dialects/TDSL/IR/TDSLOps.h"
+
+#include "mlir/IR/AffineMap.h"
+#include "mlir/IR/IRMapping.h"
+
+#include "llvm/ADT/SetVector.h"
+#include "llvm/ADT/SmallBitVector.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+using namespace mlir;
+using namespace tdsl::ir;
+
+static Type elementOf(Value v) { return getElementTypeOrSelf(v.getType()); }
+
+static bool isFloat(Value v) { return isa<FloatType>(elementOf(v)); }
+
+/// What to call an op the sweep cannot differentiate, for the error.
+static std::string describe(Operation *op) {
+  StringRef name = op->getName().getStringRef();
+  if (name == "scf.for")
+    return "a sequential 'for' loop";
+  if (name == "scf.if")
+    return "an 'if'";
+  if (isa<ParallelForOp>(op))
+    return "a 'parallel for'";
+  if (name == "func.call")
+    return "a call that cannot be inlined (recursion)";
+  if (name == "tensor.extract")
+    return "a read with a computed subscript";
+  return ("'" + name + "'").str();
+}
+
+Value ReverseSweep::constant(Location loc, Type type, double v) {
+  return ConstantOp::create(b, loc, FloatAttr::get(type, v));
+}
+
+/// Builds an index_gen over `numLoops` loops of `inputs` (with `maps`, the
+/// output's map last) whose body is `body(block arguments)`.
+static Value buildIndexGen(OpBuilder &b, Location loc, Type resultType,
+                           ValueRange inputs, ArrayRef<AffineMap> maps,
+                           unsigned numLoops,
+                           function_ref<Value(OpBuilder &, ValueRange)> body) {
+  llvm::SmallBitVector parallel(numLoops);
+  for (AffineExpr e : maps.back().getResults())
+    parallel.set(cast<AffineDimExpr>(e).getPosition());
+  SmallVector<IteratorType> iters;
+  for (unsigned d = 0; d < numLoops; ++d)
+    iters.push_back(parallel.test(d) ? IteratorType::parallel
+                                     : IteratorType::reduction);
+  CombinerKind combiner = parallel.all() ? CombinerKind::none
+                                         : CombinerKind::sum;
+  auto op = IndexGenOp::create(b, loc, resultType, inputs, maps, iters,
+                               combiner);
+  OpBuilder::InsertionGuard guard(b);
+  Block &block = op.getRegion().front();
+  b.setInsertionPointToEnd(&block);
+  YieldOp::create(b, loc, body(b, block.getArguments()));
+  return op.getResult();
+}
+
+Value ReverseSweep::unbroadcast(Location loc, Value g, Value target) {
+  Type targetType = target.getType();
+  if (g.getType() == targetType)
+    return g;
+  auto gType = cast<RankedTensorType>(g.getType());
+  auto tType = dyn_cast<RankedTensorType>(targetType);
+  unsigned n = gType.getRank(), k = tType ? tType.getRank() : 0;
+  MLIRContext *ctx = b.getContext();
+  // Loops over g, plus one of extent 1 (read from the target) per static
+  // size-1 dimension the target was stretched along.
+  SmallVector<AffineExpr> out;
+  unsigned numLoops = n;
+  for (unsigned j = 0; j < k; ++j) {
+    unsigned rd = n - k + j;
+    bool stretched = tType.getDimSize(j) == 1 && gType.getDimSize(rd) != 1;
+    out.push_back(getAffineDimExpr(stretched ? numLoops++ : rd, ctx));
+  }
+  SmallVector<Value> inputs{g};
+  SmallVector<AffineMap> maps;
+  SmallVector<AffineExpr> all;
+  for (unsigned d = 0; d < n; ++d)
+    all.push_back(getAffineDimExpr(d, ctx));
+  maps.push_back(AffineMap::get(numLoops, 0, all, ctx));
+  if (numLoops > n) {
+    inputs.push_back(target);
+    maps.push_back(AffineMap::get(numLoops, 0, out, ctx));
+  }
+  maps.push_back(AffineMap::get(numLoops, 0, out, ctx));
+  return buildIndexGen(b, loc, targetType, inputs, maps, numLoops,
+                       [](OpBuilder &, ValueRange args) { return args[0]; });
+}
+
+void ReverseSweep::accumulate(Location loc, Value operand,
+                              Value contribution) {
+  contribution = unbroadcast(loc, contribution, operand);
+  Value &slot = adjoints[operand];
+  slot = slot ? AddOp::create(b, loc, slot, contribution).getResult()
+              : contribution;
+}
+
+void ReverseSweep::markActive(Block &block) {
+  for (Operation &op : block) {
+    bool usesActive = false;
+    op.walk([&](Operation *inner) {
+      usesActive |= llvm::any_of(inner->getOperands(),
+                                 [&](Value v) { return active.contains(v); });
+    });
+    if (usesActive)
+      for (Value r : op.getResults())
+        if (isFloat(r))
+          active.insert(r);
+  }
+}
+
+FailureOr<Value> ReverseSweep::run(Block &block, Value output,
+                                   Value outputAdjoint, Value seedValue) {
+  seed = seedValue;
+  active.clear();
+  active.insert(seed);
+  adjoints.clear();
+  markActive(block);
+  if (!active.contains(output))
+    return Value();
+  SmallVector<Operation *> ops;
+  for (Operation &op : block.without_terminator())
+    ops.push_back(&op);
+  b.setInsertionPoint(block.getTerminator());
+  adjoints[output] = outputAdjoint;
+  for (Operation *op : llvm::reverse(ops)) {
+    if (llvm::none_of(op->getResults(),
+                      [&](Value r) { return adjoints.count(r); }))
+      continue;
+    if (failed(visit(op)))
+      return failure();
+  }
+  return adjoints.lookup(seed);
+}
+
+LogicalResult ReverseSweep::visit(Operation *op) {
+  Location loc = op->getLoc();
+  Value g = adjoints.lookup(op->getResult(0));
+  Value y = op->getResult(0);
+  Type et = elementOf(y);
+  auto x = [&](unsigned i) { return op->getOperand(i); };
+  auto c = [&](double v) { return constant(loc, et, v); };
+  auto mul = [&](Value l, Value r) { return MulOp::create(b, loc, l, r).getResult(); };
+  auto div = [&](Value l, Value r) { return DivOp::create(b, loc, l, r).getResult(); };
+  auto sub = [&](Value l, Value r) { return SubOp::create(b, loc, l, r).getResult(); };
+  auto neg = [&](Value v) { return NegOp::create(b, loc, v.getType(), v).getResult(); };
+  auto cmp = [&](CmpPredicate p, Value l, Value r) {
+    Type t = getBroadcastType(l.getType(), r.getType(), b.getI1Type());
+    return CmpOp::create(b, loc, t, p, l, r).getResult();
+  };
+  auto select = [&](Value cond, Value t, Value f) {
+    Type rt = getBroadcastType(
+        getBroadcastType(cond.getType(), t.getType(), elementOf(t)),
+        f.getType(), elementOf(t));
+    return SelectOp::create(b, loc, rt, cond, t, f).getResult();
+  };
+  // Where the adjoint is exactly 0 (an untaken branch), so is the
+  // contribution, even at a pole of the derivative.
+  auto guarded = [&](Value contribution) {
+    return select(cmp(CmpPredicate::eq, g, c(0)), c(0), contribution);
+  };
+  // Adds the contribution to operand i when it is active.
+  auto to = [&](unsigned i, function_ref<Value()> contribution) {
+    if (active.contains(x(i)))
+      accumulate(loc, x(i), contribution());
+  };
+  // max/min of two values: the whole adjoint to the larger (smaller), half
+  // to each at a tie (torch.maximum, torch.minimum).
+  auto tieSplit = [&](CmpPredicate wins) {
+    to(0, [&] {
+      return mul(g, select(cmp(wins, x(0), x(1)), c(1),
+                           select(cmp(CmpPredicate::eq, x(0), x(1)), c(0.5),
+                                  c(0))));
+    });
+    to(1, [&] {
+      return mul(g, select(cmp(wins, x(1), x(0)), c(1),
+                           select(cmp(CmpPredicate::eq, x(0), x(1)), c(0.5),
+                                  c(0))));
+    });
+  };
+
+  return TypeSwitch<Operation *, LogicalResult>(op)
+      .Case<AddOp>([&](auto) {
+        to(0, [&] { return g; });
+        to(1, [&] { return g; });
+        return success();
+      })
+      .Case<SubOp>([&](auto) {
+        to(0, [&] { return g; });
+        to(1, [&] { return neg(g); });
+        return success();
+      })
+      .Case<MulOp>([&](auto) {
+        to(0, [&] { return mul(g, x(1)); });
+        to(1, [&] { return mul(g, x(0)); });
+        return success();
+      })
+      .Case<DivOp>([&](auto) {
+        to(0, [&] { return guarded(div(g, x(1))); });
+        to(1, [&] { return guarded(neg(div(mul(g, y), x(1)))); });
+        return success();
+      })
+      .Case<NegOp>([&](auto) {
+        to(0, [&] { return neg(g); });
+        return success();
+      })
+      .Case<ExpOp>([&](auto) {
+        to(0, [&] { return mul(g, y); });
+        return success();
+      })
+      .Case<LogOp>([&](auto) {
+        to(0, [&] { return guarded(div(g, x(0))); });
+        return success();
+      })
+      .Case<SqrtOp>([&](auto) {
+        to(0, [&] { return guarded(div(mul(g, c(0.5)), y)); });
+        return success();
+      })
+      .Case<TanhOp>([&](auto) {
+        to(0, [&] { return mul(g, sub(c(1), mul(y, y))); });
+        return success();
+      })
+      .Case<SigmoidOp>([&](auto) {
+        to(0, [&] { return mul(g, mul(y, sub(c(1), y))); });
+        return success();
+      })
+      .Case<SinOp>([&](auto) {
+        to(0, [&] { return mul(g, CosOp::create(b, loc, x(0).getType(), x(0))); });
+        return success();
+      })
+      .Case<CosOp>([&](auto) {
+        to(0, [&] {
+          return neg(mul(g, SinOp::create(b, loc, x(0).getType(), x(0))));
+        });
+        return success();
+      })
+      .Case<AbsOp>([&](auto) {
+        // sign(x), 0 at 0 (torch.abs).
+        to(0, [&] {
+          Value zero = c(0);
+          return mul(g, select(cmp(CmpPredicate::gt, x(0), zero), c(1),
+                               select(cmp(CmpPredicate::lt, x(0), zero),
+                                      c(-1), zero)));
+        });
+        return success();
+      })
+      .Case<PowOp>([&](auto) {
+        to(0, [&] {
+          Value p = PowOp::create(b, loc, x(0), sub(x(1), c(1)));
+          return guarded(mul(g, mul(x(1), p)));
+        });
+        to(1, [&] {
+          Value l = LogOp::create(b, loc, x(0).getType(), x(0));
+          return guarded(mul(g, mul(y, l)));
+        });
+        return success();
+      })
+      .Case<MaxOp>([&](auto) {
+        tieSplit(CmpPredicate::gt);
+        return success();
+      })
+      .Case<MinOp>([&](auto) {
+        tieSplit(CmpPredicate::lt);
+        return success();
+      })
+      .Case<SelectOp>([&](auto) {
+        to(1, [&] { return select(x(0), g, c(0)); });
+        to(2, [&] { return select(x(0), c(0), g); });
+        return success();
+      })
+      .Case<CastOp>([&](auto) {
+        to(0, [&] {
+          return CastOp::create(b, loc, x(0).getType(), g).getResult();
+        });
+        return success();
+      })
+      .Case<FillOp>([&](auto) {
+        to(0, [&] { return g; }); // summed over the whole tensor
+        return success();
+      })
+      .Case<FloorOp, CeilOp>([&](auto) { return success(); }) // zero
+      .Case<MatmulOp>([&](auto) { return visitMatmul(op, g); })
+      .Case<IndexGenOp>([&](auto) { return visitIndexGen(op, g); })
+      .Default([&](Operation *) {
+        return op->emitError("cannot differentiate ")
+               << describe(op) << " on the path from the argument to the "
+               << "result yet";
+      });
+}
+
+/// dA = dC @ B^T and dB = A^T @ dC, as contractions over the same loops, for
+/// the three forms of `@` (matrix-matrix, matrix-vector, vector-matrix).
+LogicalResult ReverseSweep::visitMatmul(Operation *op, Value g) {
+  Location loc = op->getLoc();
+  Value lhs = op->getOperand(0), rhs = op->getOperand(1);
+  unsigned lr = cast<RankedTensorType>(lhs.getType()).getRank();
+  unsigned rr = cast<RankedTensorType>(rhs.getType()).getRank();
+  MLIRContext *ctx = b.getContext();
+  auto map = [&](unsigned numLoops, ArrayRef<unsigned> dims) {
+    SmallVector<AffineExpr> exprs;
+    for (unsigned d : dims)
+      exprs.push_back(getAffineDimExpr(d, ctx));
+    return AffineMap::get(numLoops, 0, exprs, ctx);
+  };
+  auto product = [](OpBuilder &bb, ValueRange args) -> Value {
+    return MulOp::create(bb, bb.getUnknownLoc(), args[0], args[1]);
+  };
+  auto contract = [&](Value target, Value p, ArrayRef<unsigned> pm, Value q,
+                      ArrayRef<unsigned> qm, ArrayRef<unsigned> om,
+                      unsigned numLoops) {
+    if (!active.contains(target))
+      return;
+    SmallVector<AffineMap> maps{map(numLoops, pm), map(numLoops, qm),
+                                map(numLoops, om)};
+    Value v = buildIndexGen(b, loc, target.getType(), ValueRange{p, q}, maps,
+                            numLoops, product);
+    accumulate(loc, target, v);
+  };
+  if (lr == 2 && rr == 2) {
+    // C[i, j] = A[i, k] B[k, j]
+    contract(lhs, g, {0, 2}, rhs, {1, 2}, {0, 1}, 3); // dA[i,k] = g[i,j] B[k,j]
+    contract(rhs, lhs, {2, 0}, g, {2, 1}, {0, 1}, 3); // dB[k,j] = A[i,k] g[i,j]
+  } else if (lr == 2) {
+    // y[i] = A[i, k] v[k]
+    contract(lhs, g, {0}, rhs, {1}, {0, 1}, 2);       // dA[i,k] = g[i] v[k]
+    contract(rhs, lhs, {1, 0}, g, {1}, {0}, 2);       // dv[k] = A[i,k] g[i]
+  } else {
+    // y[j] = v[k] B[k, j]
+    contract(lhs, g, {1}, rhs, {0, 1}, {0}, 2);       // dv[k] = g[j] B[k,j]
+    contract(rhs, lhs, {0}, g, {1}, {0, 1}, 2);       // dB[k,j] = v[k] g[j]
+  }
+  return success();
+}
+
+LogicalResult ReverseSweep::visitIndexGen(Operation *op, Value g) {
+  auto gen = cast<IndexGenOp>(op);
+  if (gen.getCombiner() != CombinerKind::sum &&
+      gen.getCombiner() != CombinerKind::none)
+    return op->emitError("cannot differentiate a ")
+           << stringifyCombinerKind(gen.getCombiner())
+           << " reduction in index notation yet";
+  for (auto [i, input] : llvm::enumerate(gen.getInputs())) {
+    if (!active.contains(input))
+      continue;
+    FailureOr<Value> adj = indexGenAdjoint(op, g, input, i);
+    if (failed(adj))
+      return failure();
+    accumulate(op->getLoc(), input, *adj);
+  }
+  // Scalars of this block read directly inside the body.
+  llvm::SetVector<Value> captured;
+  op->walk([&](Operation *inner) {
+    if (inner == op)
+      return;
+    for (Value v : inner->getOperands())
+      if (active.contains(v) && !op->isAncestor(v.getParentBlock()->getParentOp()))
+        captured.insert(v);
+  });
+  for (Value v : captured) {
+    if (isa<RankedTensorType>(v.getType()))
+      return op->emitError("cannot differentiate a read with a computed "
+                           "subscript of a tensor that depends on the "
+                           "argument yet");
+    FailureOr<Value> adj = indexGenAdjoint(op, g, v, ~0u);
+    if (failed(adj))
+      return failure();
+    accumulate(op->getLoc(), v, *adj);
+  }
+  return success();
+}
+
+/// dI[M(x)] = sum over the loops not in M of g[out(x)] * d body / d I, for
+/// the input `inputIndex` read through M, or (~0u) a scalar `input` the body
+/// reads directly (summed over every loop).
+FailureOr<Value> ReverseSweep::indexGenAdjoint(Operation *op, Value g,
+                                               Value input,
+                                               unsigned inputIndex) {
+  auto gen = cast<IndexGenOp>(op);
+  Location loc = op->getLoc();
+  MLIRContext *ctx = b.getContext();
+  SmallVector<AffineMap> maps = gen.getIndexingMapsArray();
+  unsigned numLoops = gen.getIteratorTypes().size();
+  bool direct = inputIndex != ~0u;
+  AffineMap access = direct ? maps[inputIndex] : AffineMap::get(numLoops, 0, {}, ctx);
+  llvm::SmallBitVector seen(numLoops);
+  for (AffineExpr e : access.getResults()) {
+    auto dim = dyn_cast<AffineDimExpr>(e);
+    if (!dim || seen.test(dim.getPosition()))
+      return op->emitError("cannot differentiate a subscript that is not "
+                           "one index of the definition (an offset, a "
+                           "constant or a repeated index) yet");
+    seen.set(dim.getPosition());
+  }
+  SmallVector<Value> inputs(gen.getInputs());
+  inputs.push_back(g);
+  SmallVector<AffineMap> newMaps(maps.begin(), maps.end() - 1);
+  newMaps.push_back(maps.back());
+  newMaps.push_back(access);
+  Block &old = gen.getRegion().front();
+  FailureOr<Value> result = failure();
+  Value adjoint = buildIndexGen(
+      b, loc, input.getType(), inputs, newMaps, numLoops,
+      [&](OpBuilder &bb, ValueRange args) -> Value {
+        IRMapping mapping;
+        mapping.map(old.getArguments(), args.drop_back());
+        for (Operation &inner : old)
+          bb.clone(inner, mapping);
+        Block *body = bb.getInsertionBlock();
+        Value yielded = body->getTerminator()->getOperand(0);
+        body->getTerminator()->erase();
+        // The sweep writes before a terminator: a yield of the primal value,
+        // whose operand becomes the adjoint.
+        auto yield = YieldOp::create(bb, loc, yielded);
+        ReverseSweep inner(ctx);
+        result = inner.run(*body, yielded, args.back(),
+                           direct ? args[inputIndex] : input);
+        if (failed(result))
+          return yielded;
+        Value adj = *result;
+        if (!adj) {
+          OpBuilder zb(yield);
+          adj = ConstantOp::create(zb, loc, FloatAttr::get(elementOf(input), 0));
+        }
+        yield->erase();
+        return adj;
+      });
+  if (failed(result))
+    return failure();
+  return adjoint;
+}

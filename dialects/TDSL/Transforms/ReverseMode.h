@@ -1,0 +1,61 @@
+//===- ReverseMode.h - Adjoints of tdsl ops ---------------------*- C++ -*-===//
+//
+// The reverse sweep of tdsl-differentiate: given the adjoint of a block's
+// output, walks the block's ops backwards and accumulates the adjoint of
+// every value on a path from the seed to the output, writing new tdsl ops
+// before the block's terminator. Element-wise ops sum their adjoints over
+// broadcast dimensions; an index_gen's adjoint for each input is another
+// index_gen over the same loops (its body recomputes the primal body and
+// runs this sweep on it).
+//
+//===----------------------------------------------------------------------===//
+#ifndef TDSL_DIALECT_TDSL_TRANSFORMS_REVERSEMODE_H
+#define TDSL_DIALECT_TDSL_TRANSFORMS_REVERSEMODE_H
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/Value.h"
+
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/DenseSet.h"
+
+namespace tdsl::ir {
+
+class ReverseSweep {
+public:
+  explicit ReverseSweep(mlir::MLIRContext *ctx) : b(ctx) {}
+
+  /// Differentiates `output` (a value of `block`, or an operand of its
+  /// terminator) with respect to `seed` (a block argument, or a value used
+  /// in `block` but defined outside it), starting from `outputAdjoint`.
+  /// Returns the adjoint of `seed`, null when `output` does not depend on
+  /// it, or failure after a located error naming what it cannot
+  /// differentiate.
+  mlir::FailureOr<mlir::Value> run(mlir::Block &block, mlir::Value output,
+                                   mlir::Value outputAdjoint, mlir::Value seed);
+
+private:
+  void markActive(mlir::Block &block);
+  mlir::LogicalResult visit(mlir::Operation *op);
+  mlir::LogicalResult visitMatmul(mlir::Operation *op, mlir::Value g);
+  mlir::LogicalResult visitIndexGen(mlir::Operation *op, mlir::Value g);
+  mlir::FailureOr<mlir::Value> indexGenAdjoint(mlir::Operation *op,
+                                               mlir::Value g,
+                                               mlir::Value input,
+                                               unsigned inputIndex);
+  /// Adds `contribution` (shaped like the op's result) to the adjoint of
+  /// `operand`, summed over the dimensions `operand` was broadcast along.
+  void accumulate(mlir::Location loc, mlir::Value operand,
+                  mlir::Value contribution);
+  mlir::Value unbroadcast(mlir::Location loc, mlir::Value g,
+                          mlir::Value target);
+  mlir::Value constant(mlir::Location loc, mlir::Type type, double v);
+
+  mlir::OpBuilder b;
+  mlir::Value seed;
+  llvm::DenseSet<mlir::Value> active;
+  llvm::DenseMap<mlir::Value, mlir::Value> adjoints;
+};
+
+} // namespace tdsl::ir
+
+#endif // TDSL_DIALECT_TDSL_TRANSFORMS_REVERSEMODE_H
