@@ -635,3 +635,36 @@ func.func @print_nothing() {
   "tdsl.print"() : () -> ()
   return
 }
+
+// -----
+
+func.func @vec(%x: tensor<2xf32>) -> tensor<2xf32> {
+  return %x : tensor<2xf32>
+}
+
+func.func @grad_of_tensor_function(%x: tensor<2xf32>) -> tensor<2xf32> {
+  // expected-error @+1 {{'vec' must return one floating-point scalar}}
+  %g = tdsl.grad @vec(%x) : (tensor<2xf32>) -> tensor<2xf32>
+  return %g : tensor<2xf32>
+}
+
+// -----
+
+func.func @loss(%x: tensor<2xf32>) -> f32 {
+  %c = tdsl.constant 1.0 : f32
+  return %c : f32
+}
+
+func.func @grad_wrong_result(%x: tensor<2xf32>) -> tensor<3xf32> {
+  // expected-error @+1 {{result type 'tensor<3xf32>' must be the first argument's type 'tensor<2xf32>'}}
+  %g = tdsl.grad @loss(%x) : (tensor<2xf32>) -> tensor<3xf32>
+  return %g : tensor<3xf32>
+}
+
+// -----
+
+func.func @grad_no_function(%x: f32) -> f32 {
+  // expected-error @+1 {{'nowhere' is not a function}}
+  %g = tdsl.grad @nowhere(%x) : (f32) -> f32
+  return %g : f32
+}

@@ -13,7 +13,10 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/SymbolTable.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Transforms/InliningUtils.h"
+
+#include "llvm/ADT/SetVector.h"
 
 namespace tdsl {
 #define GEN_PASS_DEF_DIFFERENTIATE
@@ -23,30 +26,50 @@ namespace tdsl {
 using namespace mlir;
 using namespace tdsl::ir;
 
-/// Inlines every call in `fn`, callees' calls too. Fails on recursion.
+/// Fails, at the call that closes the cycle, if `fn` can reach itself or a
+/// function its calls reach can (the gradient inlines every call).
+static LogicalResult checkNoRecursion(func::FuncOp fn, SymbolTable &symbols,
+                                      llvm::SetVector<Operation *> &stack) {
+  stack.insert(fn);
+  WalkResult result = fn.walk([&](func::CallOp call) {
+    auto callee = symbols.lookup<func::FuncOp>(call.getCallee());
+    if (!callee || callee.isExternal()) {
+      call.emitError("cannot differentiate a call of '")
+          << call.getCallee() << "': it is not a TDSL function";
+      return WalkResult::interrupt();
+    }
+    if (stack.contains(callee)) {
+      call.emitError("cannot differentiate the recursive call of '")
+          << call.getCallee() << "'";
+      return WalkResult::interrupt();
+    }
+    return failed(checkNoRecursion(callee, symbols, stack))
+               ? WalkResult::interrupt()
+               : WalkResult::advance();
+  });
+  stack.pop_back();
+  return failure(result.wasInterrupted());
+}
+
+/// Inlines every call in `fn`, callees' calls too (there is no recursion).
 static LogicalResult inlineCalls(func::FuncOp fn, SymbolTable &symbols) {
   InlinerInterface interface(fn.getContext());
-  // A bound on the calls inlined: beyond it the call graph has a cycle.
-  for (unsigned inlined = 0;;) {
+  auto clone = [](OpBuilder &, Region *src, Block *inlineBlock,
+                  Block *postInsertBlock, IRMapping &mapper, bool shouldClone) {
+    if (shouldClone)
+      src->cloneInto(inlineBlock->getParent(), postInsertBlock->getIterator(),
+                     mapper);
+    else
+      inlineBlock->getParent()->getBlocks().splice(
+          postInsertBlock->getIterator(), src->getBlocks());
+  };
+  for (;;) {
     SmallVector<func::CallOp> calls;
     fn.walk([&](func::CallOp call) { calls.push_back(call); });
     if (calls.empty())
       return success();
     for (func::CallOp call : calls) {
       auto callee = symbols.lookup<func::FuncOp>(call.getCallee());
-      if (!callee || callee.isExternal() || ++inlined > 10000)
-        return call.emitError("cannot differentiate a call of '")
-               << call.getCallee() << "' (recursion, or not a TDSL function)";
-      auto clone = [](OpBuilder &, Region *src, Block *inlineBlock,
-                      Block *postInsertBlock, IRMapping &mapper,
-                      bool shouldClone) {
-        if (shouldClone)
-          src->cloneInto(inlineBlock->getParent(),
-                         postInsertBlock->getIterator(), mapper);
-        else
-          inlineBlock->getParent()->getBlocks().splice(
-              postInsertBlock->getIterator(), src->getBlocks());
-      };
       if (failed(inlineCall(interface, clone, call, callee,
                             &callee.getBody())))
         return call.emitError("cannot inline the call of '")
@@ -80,6 +103,9 @@ static Value zerosLike(OpBuilder &b, Location loc, Value like) {
 /// `@<name>_grad`: the gradient of `fn` with respect to its first argument.
 static FailureOr<func::FuncOp> buildGradient(func::FuncOp fn,
                                              SymbolTable &symbols) {
+  llvm::SetVector<Operation *> stack;
+  if (failed(checkNoRecursion(fn, symbols, stack)))
+    return failure();
   func::FuncOp grad = fn.clone();
   grad.setSymName((fn.getSymName() + "_grad").str());
   grad.setPrivate();
@@ -117,6 +143,13 @@ static FailureOr<func::FuncOp> buildGradient(func::FuncOp fn,
   Value result = *adjoint ? *adjoint
                           : zerosLike(b, ret.getLoc(), body.getArgument(0));
   ret->setOperands(result);
+  // The primal values the adjoint does not read (the loss itself, often).
+  SmallVector<Operation *> ops;
+  for (Operation &op : body.without_terminator())
+    ops.push_back(&op);
+  for (Operation *op : llvm::reverse(ops))
+    if (isOpTriviallyDead(op))
+      op->erase();
   grad.setType(FunctionType::get(fn.getContext(),
                                  grad.getFunctionType().getInputs(),
                                  {result.getType()}));
