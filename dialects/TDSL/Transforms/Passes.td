@@ -31,6 +31,7 @@ def Simplify : Pass<"tdsl-simplify", "mlir::ModuleOp"> {
 
 def Differentiate : Pass<"tdsl-differentiate", "mlir::ModuleOp"> {
   let summary = "Replace tdsl.grad with calls of reverse-mode gradient functions";
+  let dependentDialects = ["mlir::tensor::TensorDialect"];
   let description = [{
     For each function `@f` that a `tdsl.grad` names, writes `@f_grad`: the
     body of `@f` with its calls inlined, then the adjoint of every value
@@ -40,6 +41,8 @@ def Differentiate : Pass<"tdsl-differentiate", "mlir::ModuleOp"> {
     so the rest of the pipeline tiles, fuses and parallelizes it like any
     other code. `print` and `save` in `@f` do not run in `@f_grad` (a
     warning says so). What it cannot differentiate is a located error.
+    A max or min reduction sends its adjoint to the first extremal
+    element in row-major order (as PyTorch).
 
     ```mlir
     // before

@@ -12,12 +12,15 @@
 #include "dialects/TDSL/Transforms/ReverseMode.h"
 #include "dialects/TDSL/IR/TDSLOps.h"
 
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/AffineMap.h"
 #include "mlir/IR/IRMapping.h"
 
 #include "llvm/ADT/SetVector.h"
 #include "llvm/ADT/SmallBitVector.h"
 #include "llvm/ADT/TypeSwitch.h"
+
+#include <limits>
 
 using namespace mlir;
 using namespace tdsl::ir;
@@ -51,7 +54,8 @@ Value ReverseSweep::constant(Location loc, Type type, double v) {
 static Value buildIndexGen(OpBuilder &b, Location loc, Type resultType,
                            ValueRange inputs, ArrayRef<AffineMap> maps,
                            unsigned numLoops,
-                           function_ref<Value(OpBuilder &, ValueRange)> body) {
+                           function_ref<Value(OpBuilder &, ValueRange)> body,
+                           CombinerKind reduce = CombinerKind::sum) {
   llvm::SmallBitVector parallel(numLoops);
   for (AffineExpr e : maps.back().getResults())
     parallel.set(cast<AffineDimExpr>(e).getPosition());
@@ -59,8 +63,7 @@ static Value buildIndexGen(OpBuilder &b, Location loc, Type resultType,
   for (unsigned d = 0; d < numLoops; ++d)
     iters.push_back(parallel.test(d) ? IteratorType::parallel
                                      : IteratorType::reduction);
-  CombinerKind combiner = parallel.all() ? CombinerKind::none
-                                         : CombinerKind::sum;
+  CombinerKind combiner = parallel.all() ? CombinerKind::none : reduce;
   auto op = IndexGenOp::create(b, loc, resultType, inputs, maps, iters,
                                combiner);
   OpBuilder::InsertionGuard guard(b);
@@ -349,15 +352,23 @@ LogicalResult ReverseSweep::visitMatmul(Operation *op, Value g) {
 
 LogicalResult ReverseSweep::visitIndexGen(Operation *op, Value g) {
   auto gen = cast<IndexGenOp>(op);
-  if (gen.getCombiner() != CombinerKind::sum &&
-      gen.getCombiner() != CombinerKind::none)
+  CombinerKind combiner = gen.getCombiner();
+  if (combiner != CombinerKind::sum && combiner != CombinerKind::none &&
+      combiner != CombinerKind::max && combiner != CombinerKind::min)
     return op->emitError("cannot differentiate a ")
-           << stringifyCombinerKind(gen.getCombiner())
+           << stringifyCombinerKind(combiner)
            << " reduction in index notation yet";
+  Extremum extremum;
+  if (combiner == CombinerKind::max || combiner == CombinerKind::min) {
+    FailureOr<Extremum> found = findFirstExtremum(gen);
+    if (failed(found))
+      return failure();
+    extremum = *found;
+  }
   for (auto [i, input] : llvm::enumerate(gen.getInputs())) {
     if (!active.contains(input))
       continue;
-    FailureOr<Value> adj = indexGenAdjoint(op, g, input, i);
+    FailureOr<Value> adj = indexGenAdjoint(op, g, input, i, extremum);
     if (failed(adj))
       return failure();
     accumulate(op->getLoc(), input, *adj);
@@ -376,7 +387,7 @@ LogicalResult ReverseSweep::visitIndexGen(Operation *op, Value g) {
       return op->emitError("cannot differentiate a read with a computed "
                            "subscript of a tensor that depends on the "
                            "argument yet");
-    FailureOr<Value> adj = indexGenAdjoint(op, g, v, ~0u);
+    FailureOr<Value> adj = indexGenAdjoint(op, g, v, ~0u, extremum);
     if (failed(adj))
       return failure();
     accumulate(op->getLoc(), v, *adj);
@@ -389,7 +400,8 @@ LogicalResult ReverseSweep::visitIndexGen(Operation *op, Value g) {
 /// reads directly (summed over every loop).
 FailureOr<Value> ReverseSweep::indexGenAdjoint(Operation *op, Value g,
                                                Value input,
-                                               unsigned inputIndex) {
+                                               unsigned inputIndex,
+                                               const Extremum &extremum) {
   auto gen = cast<IndexGenOp>(op);
   Location loc = op->getLoc();
   MLIRContext *ctx = b.getContext();
@@ -410,24 +422,40 @@ FailureOr<Value> ReverseSweep::indexGenAdjoint(Operation *op, Value g,
   inputs.push_back(g);
   SmallVector<AffineMap> newMaps(maps.begin(), maps.end() - 1);
   newMaps.push_back(maps.back());
+  if (extremum.first) {
+    inputs.push_back(extremum.first);
+    newMaps.push_back(maps.back());
+  }
   newMaps.push_back(access);
+  unsigned numOld = gen.getInputs().size();
   Block &old = gen.getRegion().front();
   FailureOr<Value> result = failure();
   Value adjoint = buildIndexGen(
       b, loc, input.getType(), inputs, newMaps, numLoops,
       [&](OpBuilder &bb, ValueRange args) -> Value {
         IRMapping mapping;
-        mapping.map(old.getArguments(), args.drop_back());
-        for (Operation &inner : old)
+        mapping.map(old.getArguments(), args.take_front(numOld));
+        for (Operation &inner : old.without_terminator())
           bb.clone(inner, mapping);
         Block *body = bb.getInsertionBlock();
-        Value yielded = body->getTerminator()->getOperand(0);
-        body->getTerminator()->erase();
+        Value yielded =
+            mapping.lookupOrDefault(old.getTerminator()->getOperand(0));
+        // Only the first extremal iteration of each output gets the adjoint.
+        Value seedAdjoint = args[numOld];
+        if (extremum.first) {
+          Value lin = linearIndex(bb, loc, extremum);
+          Value isFirst = CmpOp::create(bb, loc, bb.getI1Type(),
+                                        CmpPredicate::eq, lin, args[numOld + 1]);
+          Value zero = ConstantOp::create(
+              bb, loc, FloatAttr::get(seedAdjoint.getType(), 0));
+          seedAdjoint = SelectOp::create(bb, loc, seedAdjoint.getType(),
+                                         isFirst, seedAdjoint, zero);
+        }
         // The sweep writes before a terminator: a yield of the primal value,
         // whose operand becomes the adjoint.
         auto yield = YieldOp::create(bb, loc, yielded);
         ReverseSweep inner(ctx);
-        result = inner.run(*body, yielded, args.back(),
+        result = inner.run(*body, yielded, seedAdjoint,
                            direct ? args[inputIndex] : input);
         if (failed(result))
           return yielded;
@@ -442,4 +470,74 @@ FailureOr<Value> ReverseSweep::indexGenAdjoint(Operation *op, Value g,
   if (failed(result))
     return failure();
   return adjoint;
+}
+
+/// Row-major number of the current iteration of the reduction loops.
+Value ReverseSweep::linearIndex(OpBuilder &bb, Location loc,
+                                const Extremum &extremum) {
+  Type i64 = bb.getI64Type();
+  Value lin = ConstantOp::create(bb, loc, bb.getI64IntegerAttr(0));
+  for (auto [loop, extent] : llvm::zip(extremum.loops, extremum.extents)) {
+    Value i = IndexOp::create(bb, loc, bb.getIndexType(), (int64_t)loop);
+    i = CastOp::create(bb, loc, i64, i);
+    lin = AddOp::create(bb, loc, MulOp::create(bb, loc, lin, extent), i);
+  }
+  return lin;
+}
+
+/// For O[o] = max over r of body(x) (min likewise), the first r in
+/// row-major order where body(x) == O[o], as PyTorch's max with a dim and
+/// its max-pool choose: first[o] = min over r of (body(x) == O[o] ? r :
+/// INT64_MAX).
+FailureOr<ReverseSweep::Extremum>
+ReverseSweep::findFirstExtremum(IndexGenOp gen) {
+  Location loc = gen.getLoc();
+  SmallVector<AffineMap> maps = gen.getIndexingMapsArray();
+  Extremum extremum;
+  for (auto [loop, iter] : llvm::enumerate(gen.getIteratorTypesArray())) {
+    if (iter != IteratorType::reduction)
+      continue;
+    Value extent;
+    for (auto [input, map] : llvm::zip(gen.getInputs(), maps))
+      for (auto [pos, e] : llvm::enumerate(map.getResults()))
+        if (!extent && e == getAffineDimExpr(loop, b.getContext())) {
+          Value d = tensor::DimOp::create(b, loc, input, (int64_t)pos);
+          extent = CastOp::create(b, loc, b.getI64Type(), d);
+        }
+    if (!extent)
+      return gen.emitError("cannot differentiate this reduction: no input "
+                           "gives the extent of its loop ")
+             << loop;
+    extremum.loops.push_back(loop);
+    extremum.extents.push_back(extent);
+  }
+  Value result = gen.getResult();
+  SmallVector<Value> inputs(gen.getInputs());
+  inputs.push_back(result);
+  SmallVector<AffineMap> newMaps(maps.begin(), maps.end() - 1);
+  newMaps.push_back(maps.back());
+  newMaps.push_back(maps.back());
+  Type i64 = b.getI64Type();
+  Type resultType = i64;
+  if (auto t = dyn_cast<RankedTensorType>(result.getType()))
+    resultType = t.clone(i64);
+  Block &old = gen.getRegion().front();
+  unsigned numOld = gen.getInputs().size();
+  extremum.first = buildIndexGen(
+      b, loc, resultType, inputs, newMaps, maps.back().getNumDims(),
+      [&](OpBuilder &bb, ValueRange args) -> Value {
+        IRMapping mapping;
+        mapping.map(old.getArguments(), args.take_front(numOld));
+        for (Operation &inner : old.without_terminator())
+          bb.clone(inner, mapping);
+        Value v = mapping.lookupOrDefault(old.getTerminator()->getOperand(0));
+        Value hit = CmpOp::create(bb, loc, bb.getI1Type(), CmpPredicate::eq,
+                                  v, args[numOld]);
+        Value none = ConstantOp::create(
+            bb, loc, bb.getI64IntegerAttr(std::numeric_limits<int64_t>::max()));
+        return SelectOp::create(bb, loc, i64, hit,
+                                linearIndex(bb, loc, extremum), none);
+      },
+      CombinerKind::min);
+  return extremum;
 }

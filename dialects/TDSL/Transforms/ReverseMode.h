@@ -12,6 +12,8 @@
 #ifndef TDSL_DIALECT_TDSL_TRANSFORMS_REVERSEMODE_H
 #define TDSL_DIALECT_TDSL_TRANSFORMS_REVERSEMODE_H
 
+#include "dialects/TDSL/IR/TDSLOps.h"
+
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Value.h"
 
@@ -34,6 +36,15 @@ public:
                                    mlir::Value outputAdjoint, mlir::Value seed);
 
 private:
+  /// Where a max or min reduction took its value: `first` holds, per
+  /// output, the row-major number of the first extremal iteration of the
+  /// reduction `loops` (of i64 `extents`). Null for other reductions.
+  struct Extremum {
+    mlir::Value first;
+    llvm::SmallVector<unsigned> loops;
+    llvm::SmallVector<mlir::Value> extents;
+  };
+
   void markActive(mlir::Block &block);
   mlir::LogicalResult visit(mlir::Operation *op);
   mlir::LogicalResult visitMatmul(mlir::Operation *op, mlir::Value g);
@@ -41,7 +52,11 @@ private:
   mlir::FailureOr<mlir::Value> indexGenAdjoint(mlir::Operation *op,
                                                mlir::Value g,
                                                mlir::Value input,
-                                               unsigned inputIndex);
+                                               unsigned inputIndex,
+                                               const Extremum &extremum);
+  mlir::FailureOr<Extremum> findFirstExtremum(IndexGenOp gen);
+  mlir::Value linearIndex(mlir::OpBuilder &bb, mlir::Location loc,
+                          const Extremum &extremum);
   /// Adds `contribution` (shaped like the op's result) to the adjoint of
   /// `operand`, summed over the dimensions `operand` was broadcast along.
   void accumulate(mlir::Location loc, mlir::Value operand,
