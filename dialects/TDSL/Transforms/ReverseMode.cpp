@@ -298,6 +298,7 @@ LogicalResult ReverseSweep::visit(Operation *op) {
       })
       .Case<FloorOp, CeilOp>([&](auto) { return success(); }) // zero
       .Case<MatmulOp>([&](auto) { return visitMatmul(op, g); })
+      .Case<tensor::ExtractOp>([&](auto) { return visitExtract(op, g); })
       .Case<IndexGenOp>([&](auto) { return visitIndexGen(op, g); })
       .Default([&](Operation *) {
         return op->emitError("cannot differentiate ")
@@ -383,10 +384,6 @@ LogicalResult ReverseSweep::visitIndexGen(Operation *op, Value g) {
         captured.insert(v);
   });
   for (Value v : captured) {
-    if (isa<RankedTensorType>(v.getType()))
-      return op->emitError("cannot differentiate a read with a computed "
-                           "subscript of a tensor that depends on the "
-                           "argument yet");
     FailureOr<Value> adj = indexGenAdjoint(op, g, v, ~0u, extremum);
     if (failed(adj))
       return failure();
@@ -395,9 +392,18 @@ LogicalResult ReverseSweep::visitIndexGen(Operation *op, Value g) {
   return success();
 }
 
-/// dI[M(x)] = sum over the loops not in M of g[out(x)] * d body / d I, for
-/// the input `inputIndex` read through M, or (~0u) a scalar `input` the body
-/// reads directly (summed over every loop).
+/// dI[u] = sum over the iterations x with M(x) = u of g[out(x)] * d body /
+/// d I, for the input `inputIndex` read through M, or (~0u) a value `input`
+/// the body reads directly: a scalar (summed over every loop) or a tensor
+/// read with computed subscripts (tensor.extract).
+///
+/// A subscript of M that is the first use of a loop makes that loop an
+/// output loop. Any other subscript (a constant, a repeated index), and
+/// each dimension of a tensor read with computed subscripts, gets a loop of
+/// its own over that dimension of the input, and the iteration contributes
+/// only where the subscript equals that loop: a masked gather, as
+/// deterministic as the rest, but it visits every element of that
+/// dimension for every iteration.
 FailureOr<Value> ReverseSweep::indexGenAdjoint(Operation *op, Value g,
                                                Value input,
                                                unsigned inputIndex,
@@ -406,28 +412,54 @@ FailureOr<Value> ReverseSweep::indexGenAdjoint(Operation *op, Value g,
   Location loc = op->getLoc();
   MLIRContext *ctx = b.getContext();
   SmallVector<AffineMap> maps = gen.getIndexingMapsArray();
-  unsigned numLoops = gen.getIteratorTypes().size();
+  unsigned numOldLoops = gen.getIteratorTypes().size();
   bool direct = inputIndex != ~0u;
-  AffineMap access = direct ? maps[inputIndex] : AffineMap::get(numLoops, 0, {}, ctx);
-  llvm::SmallBitVector seen(numLoops);
-  for (AffineExpr e : access.getResults()) {
-    auto dim = dyn_cast<AffineDimExpr>(e);
-    if (!dim || seen.test(dim.getPosition()))
-      return op->emitError("cannot differentiate a subscript that is not "
-                           "one index of the definition (an offset, a "
-                           "constant or a repeated index) yet");
-    seen.set(dim.getPosition());
+  bool gathered = !direct && isa<RankedTensorType>(input.getType());
+  if (gathered)
+    op->emitRemark("the adjoint of a read with computed subscripts is a "
+                   "masked gather over the whole tensor");
+  // The output's subscripts, and the (new loop, subscript) pairs to mask.
+  SmallVector<AffineExpr> out;
+  SmallVector<std::pair<unsigned, AffineExpr>> masked;
+  unsigned numLoops = numOldLoops;
+  llvm::SmallBitVector seen(numOldLoops);
+  if (direct) {
+    for (AffineExpr e : maps[inputIndex].getResults()) {
+      auto dim = dyn_cast<AffineDimExpr>(e);
+      if (dim && !seen.test(dim.getPosition())) {
+        seen.set(dim.getPosition());
+        out.push_back(e);
+        continue;
+      }
+      masked.push_back({numLoops, e});
+      out.push_back(getAffineDimExpr(numLoops++, ctx));
+    }
+  } else if (gathered) {
+    for (int64_t d = 0, e = cast<RankedTensorType>(input.getType()).getRank();
+         d < e; ++d)
+      out.push_back(getAffineDimExpr(numLoops++, ctx));
   }
+  auto widen = [&](AffineMap m) {
+    return AffineMap::get(numLoops, 0, m.getResults(), ctx);
+  };
   SmallVector<Value> inputs(gen.getInputs());
+  SmallVector<AffineMap> newMaps;
+  for (AffineMap m : ArrayRef(maps).drop_back())
+    newMaps.push_back(widen(m));
+  unsigned numOld = inputs.size();
   inputs.push_back(g);
-  SmallVector<AffineMap> newMaps(maps.begin(), maps.end() - 1);
-  newMaps.push_back(maps.back());
+  newMaps.push_back(widen(maps.back()));
   if (extremum.first) {
     inputs.push_back(extremum.first);
-    newMaps.push_back(maps.back());
+    newMaps.push_back(widen(maps.back()));
   }
-  newMaps.push_back(access);
-  unsigned numOld = gen.getInputs().size();
+  AffineMap outMap = AffineMap::get(numLoops, 0, out, ctx);
+  // The input itself carries the extents of the new loops.
+  if (numLoops > numOldLoops) {
+    inputs.push_back(input);
+    newMaps.push_back(outMap);
+  }
+  newMaps.push_back(outMap);
   Block &old = gen.getRegion().front();
   FailureOr<Value> result = failure();
   Value adjoint = buildIndexGen(
@@ -440,21 +472,33 @@ FailureOr<Value> ReverseSweep::indexGenAdjoint(Operation *op, Value g,
         Block *body = bb.getInsertionBlock();
         Value yielded =
             mapping.lookupOrDefault(old.getTerminator()->getOperand(0));
-        // Only the first extremal iteration of each output gets the adjoint.
         Value seedAdjoint = args[numOld];
+        Value zero =
+            ConstantOp::create(bb, loc, FloatAttr::get(seedAdjoint.getType(), 0));
+        // Only the first extremal iteration of each output gets the adjoint.
         if (extremum.first) {
           Value lin = linearIndex(bb, loc, extremum);
           Value isFirst = CmpOp::create(bb, loc, bb.getI1Type(),
                                         CmpPredicate::eq, lin, args[numOld + 1]);
-          Value zero = ConstantOp::create(
-              bb, loc, FloatAttr::get(seedAdjoint.getType(), 0));
           seedAdjoint = SelectOp::create(bb, loc, seedAdjoint.getType(),
                                          isFirst, seedAdjoint, zero);
+        }
+        // Only iterations whose subscripts are the output element's.
+        for (auto [loop, e] : masked) {
+          Value same = CmpOp::create(bb, loc, bb.getI1Type(), CmpPredicate::eq,
+                                     loopIndex(bb, loc, loop),
+                                     evaluate(bb, loc, e));
+          seedAdjoint = SelectOp::create(bb, loc, seedAdjoint.getType(), same,
+                                         seedAdjoint, zero);
         }
         // The sweep writes before a terminator: a yield of the primal value,
         // whose operand becomes the adjoint.
         auto yield = YieldOp::create(bb, loc, yielded);
         ReverseSweep inner(ctx);
+        if (gathered)
+          for (unsigned d = numOldLoops; d < numLoops; ++d)
+            inner.element.push_back(loopIndex(bb, loc, d));
+        yield->moveAfter(&body->back());
         result = inner.run(*body, yielded, seedAdjoint,
                            direct ? args[inputIndex] : input);
         if (failed(result))
@@ -470,6 +514,29 @@ FailureOr<Value> ReverseSweep::indexGenAdjoint(Operation *op, Value g,
   if (failed(result))
     return failure();
   return adjoint;
+}
+
+/// The current value of `loop` of the enclosing index_gen, as an i64.
+Value ReverseSweep::loopIndex(OpBuilder &bb, Location loc, unsigned loop) {
+  Value i = IndexOp::create(bb, loc, bb.getIndexType(), (int64_t)loop);
+  return CastOp::create(bb, loc, bb.getI64Type(), i);
+}
+
+/// An affine subscript of the enclosing index_gen's loops, as an i64.
+Value ReverseSweep::evaluate(OpBuilder &bb, Location loc, AffineExpr e) {
+  if (auto d = dyn_cast<AffineDimExpr>(e))
+    return loopIndex(bb, loc, d.getPosition());
+  if (auto c = dyn_cast<AffineConstantExpr>(e))
+    return ConstantOp::create(bb, loc, bb.getI64IntegerAttr(c.getValue()));
+  auto bin = cast<AffineBinaryOpExpr>(e);
+  Value l = evaluate(bb, loc, bin.getLHS()), r = evaluate(bb, loc, bin.getRHS());
+  if (e.getKind() == AffineExprKind::Add)
+    return AddOp::create(bb, loc, l, r);
+  if (e.getKind() == AffineExprKind::Mul)
+    return MulOp::create(bb, loc, l, r);
+  if (e.getKind() == AffineExprKind::FloorDiv)
+    return DivOp::create(bb, loc, l, r);
+  return RemOp::create(bb, loc, l, r);
 }
 
 /// Row-major number of the current iteration of the reduction loops.
@@ -540,4 +607,49 @@ ReverseSweep::findFirstExtremum(IndexGenOp gen) {
       },
       CombinerKind::min);
   return extremum;
+}
+
+/// A read t[idx] of an active tensor. Inside the adjoint of an index_gen
+/// that gathers `t` (the seed), it contributes where idx is the element
+/// accumulated; elsewhere its adjoint is a tensor of t's shape that is g at
+/// idx and 0 everywhere else.
+LogicalResult ReverseSweep::visitExtract(Operation *op, Value g) {
+  auto extract = cast<tensor::ExtractOp>(op);
+  Value t = extract.getTensor();
+  if (!active.contains(t))
+    return success();
+  Location loc = op->getLoc();
+  auto same = [&](OpBuilder &bb, ValueRange at) {
+    Value hit;
+    for (auto [idx, u] : llvm::zip(extract.getIndices(), at)) {
+      Value i = CastOp::create(bb, loc, bb.getI64Type(), idx);
+      Value eq = CmpOp::create(bb, loc, bb.getI1Type(), CmpPredicate::eq, i, u);
+      hit = hit ? AndOp::create(bb, loc, hit, eq).getResult() : eq;
+    }
+    return hit;
+  };
+  Value zero = constant(loc, g.getType(), 0);
+  if (t == seed && !element.empty()) {
+    Value contribution = SelectOp::create(b, loc, g.getType(),
+                                          same(b, element), g, zero);
+    Value &slot = adjoints[t];
+    slot = slot ? AddOp::create(b, loc, slot, contribution).getResult()
+                : contribution;
+    return success();
+  }
+  auto type = cast<RankedTensorType>(t.getType());
+  AffineMap id = AffineMap::getMultiDimIdentityMap(type.getRank(), b.getContext());
+  Value oneHot = buildIndexGen(
+      b, loc, type, ValueRange{t}, {id, id}, type.getRank(),
+      [&](OpBuilder &bb, ValueRange) -> Value {
+        SmallVector<Value> at;
+        for (unsigned d = 0; d < type.getRank(); ++d)
+          at.push_back(loopIndex(bb, loc, d));
+        Value hit = same(bb, at);
+        return hit ? SelectOp::create(bb, loc, g.getType(), hit, g, zero)
+                         .getResult()
+                   : g;
+      });
+  accumulate(loc, t, oneHot);
+  return success();
 }

@@ -14,6 +14,7 @@
 
 #include "dialects/TDSL/IR/TDSLOps.h"
 
+#include "mlir/IR/AffineExpr.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Value.h"
 
@@ -57,6 +58,11 @@ private:
   mlir::FailureOr<Extremum> findFirstExtremum(IndexGenOp gen);
   mlir::Value linearIndex(mlir::OpBuilder &bb, mlir::Location loc,
                           const Extremum &extremum);
+  mlir::Value loopIndex(mlir::OpBuilder &bb, mlir::Location loc,
+                        unsigned loop);
+  mlir::Value evaluate(mlir::OpBuilder &bb, mlir::Location loc,
+                       mlir::AffineExpr e);
+  mlir::LogicalResult visitExtract(mlir::Operation *op, mlir::Value g);
   /// Adds `contribution` (shaped like the op's result) to the adjoint of
   /// `operand`, summed over the dimensions `operand` was broadcast along.
   void accumulate(mlir::Location loc, mlir::Value operand,
@@ -67,6 +73,10 @@ private:
 
   mlir::OpBuilder b;
   mlir::Value seed;
+  /// Inside the adjoint of an index_gen that gathers a tensor seed read
+  /// with computed subscripts: the element of the seed this iteration
+  /// accumulates (i64 per dimension), whose adjoint is a scalar.
+  llvm::SmallVector<mlir::Value> element;
   llvm::DenseSet<mlir::Value> active;
   llvm::DenseMap<mlir::Value, mlir::Value> adjoints;
 };
