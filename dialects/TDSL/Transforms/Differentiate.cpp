@@ -3,8 +3,7 @@
 // One gradient function per differentiated function: a copy of it with its
 // calls inlined (the adjoint needs every primal value in one block), then
 // the reverse sweep (ReverseMode.h) from the result back to the first
-// argument. Sequential loops, branches and `parallel for` on that path are
-// located errors for now.
+// argument.
 //
 //===----------------------------------------------------------------------===//
 #include "dialects/TDSL/Transforms/Passes.h"
@@ -80,26 +79,6 @@ static LogicalResult inlineCalls(func::FuncOp fn, SymbolTable &symbols) {
   }
 }
 
-/// A value of `like`'s type, all zeros, that does not read `like`'s values
-/// (an infinite element must not make a NaN).
-static Value zerosLike(OpBuilder &b, Location loc, Value like) {
-  Type elem = getElementTypeOrSelf(like.getType());
-  Value zero = ConstantOp::create(b, loc, FloatAttr::get(elem, 0));
-  auto tensor = dyn_cast<RankedTensorType>(like.getType());
-  if (!tensor)
-    return zero;
-  MLIRContext *ctx = b.getContext();
-  unsigned rank = tensor.getRank();
-  AffineMap id = AffineMap::getMultiDimIdentityMap(rank, ctx);
-  SmallVector<IteratorType> iters(rank, IteratorType::parallel);
-  auto op = IndexGenOp::create(b, loc, tensor, ValueRange{like},
-                               ArrayRef<AffineMap>{id, id}, iters,
-                               CombinerKind::none);
-  OpBuilder::InsertionGuard guard(b);
-  b.setInsertionPointToEnd(&op.getRegion().front());
-  YieldOp::create(b, loc, zero);
-  return op.getResult();
-}
 
 /// `@<name>_grad`: the gradient of `fn` with respect to its first argument.
 static FailureOr<func::FuncOp> buildGradient(func::FuncOp fn,

@@ -12,6 +12,8 @@
 #include "dialects/TDSL/Transforms/ReverseMode.h"
 #include "dialects/TDSL/IR/TDSLOps.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/AffineMap.h"
 #include "mlir/IR/IRMapping.h"
@@ -43,6 +45,27 @@ static std::string describe(Operation *op) {
   if (name == "tensor.extract")
     return "a read with a computed subscript";
   return ("'" + name + "'").str();
+}
+
+/// A value of `like`'s type, all zeros, that does not read `like`'s values
+/// (an infinite element must not make a NaN).
+Value tdsl::ir::zerosLike(OpBuilder &b, Location loc, Value like) {
+  Type elem = getElementTypeOrSelf(like.getType());
+  Value zero = ConstantOp::create(b, loc, FloatAttr::get(elem, 0));
+  auto tensor = dyn_cast<RankedTensorType>(like.getType());
+  if (!tensor)
+    return zero;
+  MLIRContext *ctx = b.getContext();
+  unsigned rank = tensor.getRank();
+  AffineMap id = AffineMap::getMultiDimIdentityMap(rank, ctx);
+  SmallVector<IteratorType> iters(rank, IteratorType::parallel);
+  auto op = IndexGenOp::create(b, loc, tensor, ValueRange{like},
+                               ArrayRef<AffineMap>{id, id}, iters,
+                               CombinerKind::none);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToEnd(&op.getRegion().front());
+  YieldOp::create(b, loc, zero);
+  return op.getResult();
 }
 
 Value ReverseSweep::constant(Location loc, Type type, double v) {
@@ -113,8 +136,8 @@ void ReverseSweep::accumulate(Location loc, Value operand,
               : contribution;
 }
 
-void ReverseSweep::markActive(Block &block) {
-  for (Operation &op : block) {
+void ReverseSweep::markActive(llvm::iterator_range<Block::iterator> ops) {
+  for (Operation &op : ops) {
     bool usesActive = false;
     op.walk([&](Operation *inner) {
       usesActive |= llvm::any_of(inner->getOperands(),
@@ -129,18 +152,32 @@ void ReverseSweep::markActive(Block &block) {
 
 FailureOr<Value> ReverseSweep::run(Block &block, Value output,
                                    Value outputAdjoint, Value seedValue) {
-  seed = seedValue;
+  FailureOr<SmallVector<Value>> adj =
+      run(block, output, outputAdjoint, seedValue, nullptr);
+  if (failed(adj))
+    return failure();
+  return adj->front();
+}
+
+FailureOr<SmallVector<Value>>
+ReverseSweep::run(Block &block, ValueRange outputs, ValueRange outputAdjoints,
+                  ValueRange seedValues, Operation *after) {
+  seed = seedValues.size() == 1 ? seedValues.front() : Value();
   active.clear();
-  active.insert(seed);
+  active.insert(seedValues.begin(), seedValues.end());
   adjoints.clear();
-  markActive(block);
-  if (!active.contains(output))
-    return Value();
+  auto first = after ? std::next(after->getIterator()) : block.begin();
+  markActive(llvm::make_range(first, block.end()));
   SmallVector<Operation *> ops;
-  for (Operation &op : block.without_terminator())
+  for (Operation &op : llvm::make_range(first, std::prev(block.end())))
     ops.push_back(&op);
   b.setInsertionPoint(block.getTerminator());
-  adjoints[output] = outputAdjoint;
+  for (auto [output, g] : llvm::zip(outputs, outputAdjoints)) {
+    if (!g || !active.contains(output))
+      continue;
+    Value &slot = adjoints[output];
+    slot = slot ? AddOp::create(b, output.getLoc(), slot, g).getResult() : g;
+  }
   for (Operation *op : llvm::reverse(ops)) {
     if (llvm::none_of(op->getResults(),
                       [&](Value r) { return adjoints.count(r); }))
@@ -148,10 +185,17 @@ FailureOr<Value> ReverseSweep::run(Block &block, Value output,
     if (failed(visit(op)))
       return failure();
   }
-  return adjoints.lookup(seed);
+  SmallVector<Value> result;
+  for (Value s : seedValues)
+    result.push_back(adjoints.lookup(s));
+  return result;
 }
 
 LogicalResult ReverseSweep::visit(Operation *op) {
+  if (auto ifOp = dyn_cast<scf::IfOp>(op))
+    return visitIf(ifOp);
+  if (auto forOp = dyn_cast<scf::ForOp>(op))
+    return visitFor(forOp);
   Location loc = op->getLoc();
   Value g = adjoints.lookup(op->getResult(0));
   Value y = op->getResult(0);
@@ -651,5 +695,155 @@ LogicalResult ReverseSweep::visitExtract(Operation *op, Value g) {
                    : g;
       });
   accumulate(loc, t, oneHot);
+  return success();
+}
+
+/// Active values of the enclosing block that `op`'s regions read.
+llvm::SetVector<Value> ReverseSweep::capturedActive(Operation *op) {
+  llvm::SetVector<Value> captured;
+  op->walk([&](Operation *inner) {
+    if (inner == op)
+      return;
+    for (Value v : inner->getOperands())
+      if (active.contains(v) &&
+          !op->isAncestor(v.getParentBlock()->getParentOp()))
+        captured.insert(v);
+  });
+  return captured;
+}
+
+/// The adjoint of `if c { ... yield a } else { ... yield b }` is
+/// `if c { adjoint of the then branch } else { ... }` on the same
+/// condition, each branch a copy of the primal one followed by its sweep,
+/// yielding the adjoints of the active values the branches read.
+LogicalResult ReverseSweep::visitIf(scf::IfOp ifOp) {
+  Location loc = ifOp.getLoc();
+  SmallVector<Value> seeds = capturedActive(ifOp).takeVector();
+  if (seeds.empty())
+    return success();
+  SmallVector<Value> gs;
+  for (Value r : ifOp.getResults())
+    gs.push_back(adjoints.lookup(r));
+  SmallVector<Type> types;
+  for (Value v : seeds)
+    types.push_back(v.getType());
+  auto reverse = scf::IfOp::create(b, loc, types, ifOp.getCondition(),
+                                   /*withElseRegion=*/true);
+  for (auto [primal, rev] : {std::pair(&ifOp.getThenRegion(),
+                                       &reverse.getThenRegion()),
+                             std::pair(&ifOp.getElseRegion(),
+                                       &reverse.getElseRegion())}) {
+    if (rev->empty())
+      rev->emplaceBlock();
+    Block &rb = rev->front();
+    OpBuilder rbld = OpBuilder::atBlockEnd(&rb);
+    IRMapping mapping;
+    SmallVector<Value> outs;
+    if (!primal->empty()) {
+      for (Operation &op : primal->front().without_terminator())
+        rbld.clone(op, mapping);
+      for (Value v : primal->front().getTerminator()->getOperands())
+        outs.push_back(mapping.lookupOrDefault(v));
+    }
+    auto tmp = scf::YieldOp::create(rbld, loc);
+    ReverseSweep inner(b.getContext());
+    FailureOr<SmallVector<Value>> adj =
+        inner.run(rb, outs, ValueRange(gs).take_front(outs.size()), seeds,
+                  nullptr);
+    if (failed(adj))
+      return failure();
+    rbld.setInsertionPoint(tmp);
+    SmallVector<Value> yields;
+    for (auto [s, a] : llvm::zip(seeds, *adj))
+      yields.push_back(a ? a : zerosLike(rbld, loc, s));
+    tmp->erase();
+    rbld.setInsertionPointToEnd(&rb);
+    scf::YieldOp::create(rbld, loc, yields);
+  }
+  for (auto [s, r] : llvm::zip(seeds, reverse.getResults()))
+    accumulate(loc, s, r);
+  return success();
+}
+
+/// A sequential loop runs backwards: at reverse step k it recomputes the
+/// carried values of iteration i = lb + (N - 1 - k) * step by running the
+/// loop forward from its initial values (no values are kept: time N^2 / 2
+/// bodies, memory of one iteration), then sweeps one copy of the body from
+/// the adjoints of that iteration's results to those of its carried values
+/// and of the active values it reads, which accumulate across steps.
+LogicalResult ReverseSweep::visitFor(scf::ForOp forOp) {
+  Location loc = forOp.getLoc();
+  SmallVector<Value> captured = capturedActive(forOp).takeVector();
+  Value lb = forOp.getLowerBound(), ub = forOp.getUpperBound(),
+        step = forOp.getStep();
+  // N = max(0, ceil((ub - lb) / step)).
+  Value zeroIdx = arith::ConstantIndexOp::create(b, loc, 0);
+  Value span = arith::SubIOp::create(b, loc, ub, lb);
+  span = arith::MaxSIOp::create(b, loc, span, zeroIdx);
+  Value n = arith::CeilDivSIOp::create(b, loc, span, step);
+  SmallVector<Value> inits;
+  for (auto [r, init] : llvm::zip(forOp.getResults(), forOp.getInitArgs())) {
+    Value g = adjoints.lookup(r);
+    inits.push_back(g ? g : zerosLike(b, loc, r));
+  }
+  unsigned numCarried = inits.size();
+  for (Value c : captured)
+    inits.push_back(zerosLike(b, loc, c));
+  Value one = arith::ConstantIndexOp::create(b, loc, 1);
+  auto reverse = scf::ForOp::create(b, loc, zeroIdx, n, one, inits);
+  Block &rb = *reverse.getBody();
+  OpBuilder rbld = OpBuilder::atBlockBegin(&rb);
+  // i = lb + (n - 1 - k) * step
+  Value k = reverse.getInductionVar();
+  Value back = arith::SubIOp::create(
+      rbld, loc, arith::SubIOp::create(rbld, loc, n, one), k);
+  Value i = arith::AddIOp::create(rbld, loc, lb,
+                                  arith::MulIOp::create(rbld, loc, back, step));
+  // The carried values at the start of iteration i.
+  auto replay = scf::ForOp::create(rbld, loc, lb, i, step, forOp.getInitArgs());
+  {
+    OpBuilder pb = OpBuilder::atBlockBegin(replay.getBody());
+    IRMapping m;
+    m.map(forOp.getInductionVar(), replay.getInductionVar());
+    m.map(forOp.getRegionIterArgs(), replay.getRegionIterArgs());
+    for (Operation &op : *forOp.getBody())
+      pb.clone(op, m);
+  }
+  IRMapping m;
+  m.map(forOp.getInductionVar(), i);
+  m.map(forOp.getRegionIterArgs(), replay.getResults());
+  for (Operation &op : forOp.getBody()->without_terminator())
+    rbld.clone(op, m);
+  SmallVector<Value> outs;
+  for (Value v : forOp.getBody()->getTerminator()->getOperands())
+    outs.push_back(m.lookupOrDefault(v));
+  auto tmp = scf::YieldOp::create(rbld, loc);
+  SmallVector<Value> seeds(replay.getResults());
+  seeds.append(captured.begin(), captured.end());
+  ReverseSweep inner(b.getContext());
+  FailureOr<SmallVector<Value>> adj =
+      inner.run(rb, outs, reverse.getRegionIterArgs().take_front(numCarried),
+                seeds, replay);
+  if (failed(adj))
+    return failure();
+  rbld.setInsertionPoint(tmp);
+  SmallVector<Value> yields;
+  for (auto [j, s] : llvm::enumerate(seeds)) {
+    Value a = (*adj)[j];
+    if (j < numCarried) {
+      yields.push_back(a ? a : zerosLike(rbld, loc, s));
+      continue;
+    }
+    Value acc = reverse.getRegionIterArgs()[j];
+    yields.push_back(a ? AddOp::create(rbld, loc, acc, a).getResult() : acc);
+  }
+  tmp->erase();
+  rbld.setInsertionPointToEnd(&rb);
+  scf::YieldOp::create(rbld, loc, yields);
+  for (auto [j, init] : llvm::enumerate(forOp.getInitArgs()))
+    if (active.contains(init))
+      accumulate(loc, init, reverse.getResult(j));
+  for (auto [j, c] : llvm::enumerate(captured))
+    accumulate(loc, c, reverse.getResult(numCarried + j));
   return success();
 }

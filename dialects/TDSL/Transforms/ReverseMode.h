@@ -14,14 +14,20 @@
 
 #include "dialects/TDSL/IR/TDSLOps.h"
 
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/AffineExpr.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Value.h"
 
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/SetVector.h"
 
 namespace tdsl::ir {
+
+/// A value of `like`'s type, all zeros, that does not read `like`'s values
+/// (an infinite element must not make a NaN).
+mlir::Value zerosLike(mlir::OpBuilder &b, mlir::Location loc, mlir::Value like);
 
 class ReverseSweep {
 public:
@@ -35,6 +41,12 @@ public:
   /// differentiate.
   mlir::FailureOr<mlir::Value> run(mlir::Block &block, mlir::Value output,
                                    mlir::Value outputAdjoint, mlir::Value seed);
+  /// The same for several outputs (a null adjoint: none) and seeds,
+  /// considering only the ops after `after` (all when null).
+  mlir::FailureOr<llvm::SmallVector<mlir::Value>>
+  run(mlir::Block &block, mlir::ValueRange outputs,
+      mlir::ValueRange outputAdjoints, mlir::ValueRange seeds,
+      mlir::Operation *after);
 
 private:
   /// Where a max or min reduction took its value: `first` holds, per
@@ -46,7 +58,10 @@ private:
     llvm::SmallVector<mlir::Value> extents;
   };
 
-  void markActive(mlir::Block &block);
+  void markActive(llvm::iterator_range<mlir::Block::iterator> ops);
+  llvm::SetVector<mlir::Value> capturedActive(mlir::Operation *op);
+  mlir::LogicalResult visitIf(mlir::scf::IfOp ifOp);
+  mlir::LogicalResult visitFor(mlir::scf::ForOp forOp);
   mlir::LogicalResult visit(mlir::Operation *op);
   mlir::LogicalResult visitMatmul(mlir::Operation *op, mlir::Value g);
   mlir::LogicalResult visitIndexGen(mlir::Operation *op, mlir::Value g);
