@@ -128,9 +128,22 @@ Value ReverseSweep::unbroadcast(Location loc, Value g, Value target) {
                        [](OpBuilder &, ValueRange args) { return args[0]; });
 }
 
+Type ReverseSweep::adjointType(Value v) {
+  if (gathered && v == gathered)
+    return elementOf(v);
+  return v.getType();
+}
+
+Value ReverseSweep::zeroAdjoint(OpBuilder &bb, Location loc, Value v) {
+  if (gathered && v == gathered)
+    return ConstantOp::create(bb, loc, FloatAttr::get(elementOf(v), 0));
+  return zerosLike(bb, loc, v);
+}
+
 void ReverseSweep::accumulate(Location loc, Value operand,
                               Value contribution) {
-  contribution = unbroadcast(loc, contribution, operand);
+  if (!(gathered && operand == gathered))
+    contribution = unbroadcast(loc, contribution, operand);
   Value &slot = adjoints[operand];
   slot = slot ? AddOp::create(b, loc, slot, contribution).getResult()
               : contribution;
@@ -196,6 +209,8 @@ LogicalResult ReverseSweep::visit(Operation *op) {
     return visitIf(ifOp);
   if (auto forOp = dyn_cast<scf::ForOp>(op))
     return visitFor(forOp);
+  if (auto par = dyn_cast<ParallelForOp>(op))
+    return visitParallelFor(par);
   Location loc = op->getLoc();
   Value g = adjoints.lookup(op->getResult(0));
   Value y = op->getResult(0);
@@ -458,8 +473,8 @@ FailureOr<Value> ReverseSweep::indexGenAdjoint(Operation *op, Value g,
   SmallVector<AffineMap> maps = gen.getIndexingMapsArray();
   unsigned numOldLoops = gen.getIteratorTypes().size();
   bool direct = inputIndex != ~0u;
-  bool gathered = !direct && isa<RankedTensorType>(input.getType());
-  if (gathered)
+  bool gatheredInput = !direct && isa<RankedTensorType>(input.getType());
+  if (gatheredInput)
     op->emitRemark("the adjoint of a read with computed subscripts is a "
                    "masked gather over the whole tensor");
   // The output's subscripts, and the (new loop, subscript) pairs to mask.
@@ -478,7 +493,7 @@ FailureOr<Value> ReverseSweep::indexGenAdjoint(Operation *op, Value g,
       masked.push_back({numLoops, e});
       out.push_back(getAffineDimExpr(numLoops++, ctx));
     }
-  } else if (gathered) {
+  } else if (gatheredInput) {
     for (int64_t d = 0, e = cast<RankedTensorType>(input.getType()).getRank();
          d < e; ++d)
       out.push_back(getAffineDimExpr(numLoops++, ctx));
@@ -539,9 +554,14 @@ FailureOr<Value> ReverseSweep::indexGenAdjoint(Operation *op, Value g,
         // whose operand becomes the adjoint.
         auto yield = YieldOp::create(bb, loc, yielded);
         ReverseSweep inner(ctx);
-        if (gathered)
+        if (gatheredInput) {
+          SmallVector<Value> at;
           for (unsigned d = numOldLoops; d < numLoops; ++d)
-            inner.element.push_back(loopIndex(bb, loc, d));
+            at.push_back(loopIndex(bb, loc, d));
+          inner.setElement(input, at);
+        } else {
+          inner.setElement(this->gathered, element);
+        }
         yield->moveAfter(&body->back());
         result = inner.run(*body, yielded, seedAdjoint,
                            direct ? args[inputIndex] : input);
@@ -673,12 +693,9 @@ LogicalResult ReverseSweep::visitExtract(Operation *op, Value g) {
     return hit;
   };
   Value zero = constant(loc, g.getType(), 0);
-  if (t == seed && !element.empty()) {
-    Value contribution = SelectOp::create(b, loc, g.getType(),
-                                          same(b, element), g, zero);
-    Value &slot = adjoints[t];
-    slot = slot ? AddOp::create(b, loc, slot, contribution).getResult()
-                : contribution;
+  if (gathered && t == gathered) {
+    accumulate(loc, t, SelectOp::create(b, loc, g.getType(),
+                                        same(b, element), g, zero));
     return success();
   }
   auto type = cast<RankedTensorType>(t.getType());
@@ -726,7 +743,7 @@ LogicalResult ReverseSweep::visitIf(scf::IfOp ifOp) {
     gs.push_back(adjoints.lookup(r));
   SmallVector<Type> types;
   for (Value v : seeds)
-    types.push_back(v.getType());
+    types.push_back(adjointType(v));
   auto reverse = scf::IfOp::create(b, loc, types, ifOp.getCondition(),
                                    /*withElseRegion=*/true);
   for (auto [primal, rev] : {std::pair(&ifOp.getThenRegion(),
@@ -747,6 +764,7 @@ LogicalResult ReverseSweep::visitIf(scf::IfOp ifOp) {
     }
     auto tmp = scf::YieldOp::create(rbld, loc);
     ReverseSweep inner(b.getContext());
+    inner.setElement(gathered, element);
     FailureOr<SmallVector<Value>> adj =
         inner.run(rb, outs, ValueRange(gs).take_front(outs.size()), seeds,
                   nullptr);
@@ -755,7 +773,7 @@ LogicalResult ReverseSweep::visitIf(scf::IfOp ifOp) {
     rbld.setInsertionPoint(tmp);
     SmallVector<Value> yields;
     for (auto [s, a] : llvm::zip(seeds, *adj))
-      yields.push_back(a ? a : zerosLike(rbld, loc, s));
+      yields.push_back(a ? a : zeroAdjoint(rbld, loc, s));
     tmp->erase();
     rbld.setInsertionPointToEnd(&rb);
     scf::YieldOp::create(rbld, loc, yields);
@@ -788,7 +806,7 @@ LogicalResult ReverseSweep::visitFor(scf::ForOp forOp) {
   }
   unsigned numCarried = inits.size();
   for (Value c : captured)
-    inits.push_back(zerosLike(b, loc, c));
+    inits.push_back(zeroAdjoint(b, loc, c));
   Value one = arith::ConstantIndexOp::create(b, loc, 1);
   auto reverse = scf::ForOp::create(b, loc, zeroIdx, n, one, inits);
   Block &rb = *reverse.getBody();
@@ -821,6 +839,7 @@ LogicalResult ReverseSweep::visitFor(scf::ForOp forOp) {
   SmallVector<Value> seeds(replay.getResults());
   seeds.append(captured.begin(), captured.end());
   ReverseSweep inner(b.getContext());
+  inner.setElement(gathered, element);
   FailureOr<SmallVector<Value>> adj =
       inner.run(rb, outs, reverse.getRegionIterArgs().take_front(numCarried),
                 seeds, replay);
@@ -845,5 +864,148 @@ LogicalResult ReverseSweep::visitFor(scf::ForOp forOp) {
       accumulate(loc, init, reverse.getResult(j));
   for (auto [j, c] : llvm::enumerate(captured))
     accumulate(loc, c, reverse.getResult(numCarried + j));
+  return success();
+}
+
+/// Copies `par`'s body into `block` (whose first arguments are the point's
+/// indices) and sweeps it from `pointAdjoint` (the adjoint of the value the
+/// point yields) to `seed`; returns the seed's adjoint at that point, 0
+/// when it does not depend on the seed. `element` (for a tensor seed read
+/// with computed subscripts) is the seed element accumulated.
+static FailureOr<Value>
+sweepParallelBody(ParallelForOp par, OpBuilder &bb, ValueRange indices,
+                  function_ref<Value(OpBuilder &, Value)> pointAdjoint,
+                  Value seed, ArrayRef<Value> element) {
+  Location loc = par.getLoc();
+  Block &old = *par.getBody();
+  IRMapping mapping;
+  mapping.map(old.getArguments(), indices);
+  for (Operation &inner : old.without_terminator())
+    bb.clone(inner, mapping);
+  Value yielded = mapping.lookupOrDefault(old.getTerminator()->getOperand(0));
+  Value g = pointAdjoint(bb, yielded);
+  auto yield = YieldOp::create(bb, loc, yielded);
+  ReverseSweep inner(bb.getContext());
+  inner.setElement(element.empty() ? Value() : seed, element);
+  FailureOr<Value> adj = inner.run(*bb.getInsertionBlock(), yielded, g, seed);
+  if (failed(adj))
+    return failure();
+  OpBuilder zb(yield);
+  Value result = *adj ? *adj
+                      : ConstantOp::create(zb, loc,
+                                           FloatAttr::get(elementOf(seed), 0))
+                            .getResult();
+  yield->erase();
+  return result;
+}
+
+/// The adjoint of `parallel for` for each active value its body reads: the
+/// same box again, each point recomputing its body and sweeping it from the
+/// adjoint of what it yields (the adjoint tensor's element at the point, or
+/// the whole adjoint for reduce(+), or that at the first extremal point
+/// for max and min), summed over the box. A tensor the body reads with
+/// computed subscripts gets a masked gather: one such sum per element.
+LogicalResult ReverseSweep::visitParallelFor(ParallelForOp par) {
+  Location loc = par.getLoc();
+  Value g = adjoints.lookup(par.getResult());
+  ReduceKind reduce = par.getReduce();
+  if (reduce == ReduceKind::mul)
+    return par.emitError("cannot differentiate a 'parallel for' with "
+                         "reduce(*) yet");
+  MLIRContext *ctx = b.getContext();
+  unsigned rank = par.getNumDims();
+  ValueRange lbs = par.getLowerBounds(), ubs = par.getUpperBounds();
+  Type i64 = b.getI64Type();
+  // The row-major number of a point, for max and min.
+  auto linear = [&](OpBuilder &bb, ValueRange iv) {
+    Value lin = ConstantOp::create(bb, loc, bb.getI64IntegerAttr(0));
+    for (unsigned d = 0; d < rank; ++d) {
+      Value extent = arith::SubIOp::create(bb, loc, ubs[d], lbs[d]);
+      Value off = arith::SubIOp::create(bb, loc, iv[d], lbs[d]);
+      lin = AddOp::create(bb, loc,
+                          MulOp::create(bb, loc, lin,
+                                        CastOp::create(bb, loc, i64, extent)),
+                          CastOp::create(bb, loc, i64, off));
+    }
+    return lin;
+  };
+  Value first;
+  if (reduce == ReduceKind::max || reduce == ReduceKind::min) {
+    auto find = ParallelForOp::create(b, loc, i64, lbs, ubs, ReduceKind::min);
+    OpBuilder fb = OpBuilder::atBlockEnd(find.getBody());
+    IRMapping mapping;
+    mapping.map(par.getBody()->getArguments(), find.getBody()->getArguments());
+    for (Operation &inner : par.getBody()->without_terminator())
+      fb.clone(inner, mapping);
+    Value v = mapping.lookupOrDefault(
+        par.getBody()->getTerminator()->getOperand(0));
+    Value hit = CmpOp::create(fb, loc, fb.getI1Type(), CmpPredicate::eq, v,
+                              par.getResult());
+    Value none = ConstantOp::create(
+        fb, loc, fb.getI64IntegerAttr(std::numeric_limits<int64_t>::max()));
+    YieldOp::create(fb, loc,
+                    ValueRange{SelectOp::create(
+                        fb, loc, i64, hit,
+                        linear(fb, find.getBody()->getArguments()), none)});
+    first = find.getResult();
+  }
+  // The adjoint of what the point at `iv` yields.
+  auto pointAdjoint = [&](ValueRange iv) {
+    return [&, iv](OpBuilder &bb, Value yielded) -> Value {
+      if (reduce == ReduceKind::none) {
+        SmallVector<Value> at;
+        for (unsigned d = 0; d < rank; ++d)
+          at.push_back(arith::SubIOp::create(bb, loc, iv[d], lbs[d]));
+        return tensor::ExtractOp::create(bb, loc, g, at);
+      }
+      if (!first)
+        return g;
+      Value zero = ConstantOp::create(bb, loc, FloatAttr::get(g.getType(), 0));
+      Value isFirst = CmpOp::create(bb, loc, bb.getI1Type(), CmpPredicate::eq,
+                                    linear(bb, iv), first);
+      return SelectOp::create(bb, loc, g.getType(), isFirst, g, zero);
+    };
+  };
+  for (Value c : capturedActive(par)) {
+    auto tensor = dyn_cast<RankedTensorType>(c.getType());
+    if (!tensor) {
+      auto sum = ParallelForOp::create(b, loc, c.getType(), lbs, ubs,
+                                       ReduceKind::add);
+      OpBuilder bb = OpBuilder::atBlockEnd(sum.getBody());
+      FailureOr<Value> adj =
+          sweepParallelBody(par, bb, sum.getBody()->getArguments(),
+                            pointAdjoint(sum.getBody()->getArguments()), c, {});
+      if (failed(adj))
+        return failure();
+      YieldOp::create(bb, loc, ValueRange{*adj});
+      accumulate(loc, c, sum.getResult());
+      continue;
+    }
+    par.emitRemark("the adjoint of a read with computed subscripts is a "
+                   "masked gather over the whole tensor");
+    SmallVector<Value> zeros, extents;
+    for (int64_t d = 0; d < tensor.getRank(); ++d) {
+      zeros.push_back(arith::ConstantIndexOp::create(b, loc, 0));
+      extents.push_back(tensor::DimOp::create(b, loc, c, d));
+    }
+    auto gather = ParallelForOp::create(b, loc, tensor, zeros, extents);
+    OpBuilder ob = OpBuilder::atBlockEnd(gather.getBody());
+    SmallVector<Value> element;
+    for (Value u : gather.getBody()->getArguments())
+      element.push_back(CastOp::create(ob, loc, i64, u));
+    auto sum = ParallelForOp::create(ob, loc, tensor.getElementType(), lbs, ubs,
+                                     ReduceKind::add);
+    OpBuilder bb = OpBuilder::atBlockEnd(sum.getBody());
+    FailureOr<Value> adj =
+        sweepParallelBody(par, bb, sum.getBody()->getArguments(),
+                          pointAdjoint(sum.getBody()->getArguments()), c,
+                          element);
+    if (failed(adj))
+      return failure();
+    YieldOp::create(bb, loc, ValueRange{*adj});
+    YieldOp::create(ob, loc, ValueRange{sum.getResult()});
+    accumulate(loc, c, gather.getResult());
+  }
+  (void)ctx;
   return success();
 }

@@ -48,6 +48,14 @@ public:
       mlir::ValueRange outputAdjoints, mlir::ValueRange seeds,
       mlir::Operation *after);
 
+  /// For a sweep inside a masked gather of `tensor` (read with computed
+  /// subscripts): the element (one i64 per dimension) this iteration
+  /// accumulates. The tensor's adjoint is then that element's, a scalar.
+  void setElement(mlir::Value tensor, llvm::ArrayRef<mlir::Value> e) {
+    gathered = tensor;
+    element.assign(e.begin(), e.end());
+  }
+
 private:
   /// Where a max or min reduction took its value: `first` holds, per
   /// output, the row-major number of the first extremal iteration of the
@@ -62,6 +70,7 @@ private:
   llvm::SetVector<mlir::Value> capturedActive(mlir::Operation *op);
   mlir::LogicalResult visitIf(mlir::scf::IfOp ifOp);
   mlir::LogicalResult visitFor(mlir::scf::ForOp forOp);
+  mlir::LogicalResult visitParallelFor(ParallelForOp par);
   mlir::LogicalResult visit(mlir::Operation *op);
   mlir::LogicalResult visitMatmul(mlir::Operation *op, mlir::Value g);
   mlir::LogicalResult visitIndexGen(mlir::Operation *op, mlir::Value g);
@@ -88,10 +97,14 @@ private:
 
   mlir::OpBuilder b;
   mlir::Value seed;
-  /// Inside the adjoint of an index_gen that gathers a tensor seed read
-  /// with computed subscripts: the element of the seed this iteration
-  /// accumulates (i64 per dimension), whose adjoint is a scalar.
+  /// See setElement; `gathered` is null outside a gather.
+  mlir::Value gathered;
   llvm::SmallVector<mlir::Value> element;
+  /// The type of `v`'s adjoint here (a scalar for the gathered tensor).
+  mlir::Type adjointType(mlir::Value v);
+  /// A zero adjoint for `v`.
+  mlir::Value zeroAdjoint(mlir::OpBuilder &bb, mlir::Location loc,
+                          mlir::Value v);
   llvm::DenseSet<mlir::Value> active;
   llvm::DenseMap<mlir::Value, mlir::Value> adjoints;
 };
