@@ -37,6 +37,9 @@ if shutil.which("ptxas") or os.path.exists("/usr/local/cuda/bin/ptxas"):
     config.available_features.add("ptxas")
 if os.path.exists("/dev/nvidiactl") or os.path.exists("/dev/nvidia0"):
     config.available_features.add("cuda-gpu")
+# The UCI digits of Debian's python3-sklearn (scripts/setup.sh installs it).
+if os.path.exists("/usr/lib/python3/dist-packages/sklearn/datasets/data/digits.csv.gz"):
+    config.available_features.add("digits")
 
 # A sanitized build (scripts/sanitize.sh): its environment and the `asan`
 # feature.

@@ -365,14 +365,18 @@ Type Checker::checkPrint(CallExpr &e) {
 }
 
 Type Checker::checkLoad(CallExpr &e) {
+  StringRef name = e.callee;
+  bool csv = e.builtin == Builtin::LoadCsv;
   if (!llvm::isa<StringLitExpr>(e.args[0].value.get())) {
-    diags.error(e.args[0].value->loc, "the path given to 'load' must be a "
-                                      "string literal");
+    diags.error(e.args[0].value->loc, "the path given to '" + name +
+                                          "' must be a string literal");
     return Type::error();
   }
   if (!isTypeArg(e, 1) || !typeArg(e, 1).isTensor) {
-    diags.error(e.args[1].value->loc, "'load' needs the tensor type it "
-                                      "reads, e.g. load(\"x.npy\", f32[?, 64])");
+    diags.error(e.args[1].value->loc,
+                "'" + name + "' needs the tensor type it reads, e.g. " +
+                    (csv ? "load_csv(\"table.csv\", f32[?, 65])"
+                         : "load(\"x.npy\", f32[?, 64])"));
     return Type::error();
   }
   Type t = typeArg(e, 1);
@@ -382,6 +386,14 @@ Type Checker::checkLoad(CallExpr &e) {
                             "'?', not names");
       return Type::error();
     }
+  if (csv && (t.rank() != 2 ||
+              (t.elem != ElemKind::F32 && t.elem != ElemKind::F64 &&
+               t.elem != ElemKind::I32 && t.elem != ElemKind::I64))) {
+    diags.error(e.args[1].value->loc,
+                "a CSV file is read as a table: f32, f64, i32 or i64 with two "
+                "dimensions (rows, values per row), not " + t.str());
+    return Type::error();
+  }
   return t;
 }
 

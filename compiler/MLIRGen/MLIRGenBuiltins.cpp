@@ -66,7 +66,8 @@ mlir::Value Generator::genBuiltin(CallExpr &e, Env &env) {
     genPrint(e, env);
     return {};
   case BuiltinKind::Load:
-    return t::LoadOp::create(builder, l, rt, stringArg(e, 0));
+    return t::LoadOp::create(builder, l, rt, stringArg(e, 0),
+                             e.builtin == Builtin::LoadCsv ? "csv" : "npy");
   case BuiltinKind::Grad:
     return genGrad(e, env);
   case BuiltinKind::Save: {

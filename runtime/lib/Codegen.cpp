@@ -102,13 +102,11 @@ TDSL_RUNTIME_EXPORT void tdsl_print_tensor(int32_t dtype, int64_t rank,
   tdsl_print_memref(dtype, rank, desc.get(), prefix, newline);
 }
 
-TDSL_RUNTIME_EXPORT void tdsl_npy_shape(const char *path, int32_t dtype,
-                                        int64_t rank, int64_t *sizes,
-                                        const char *where) {
-  std::vector<int64_t> expected(sizes, sizes + rank);
-  void *data = nullptr;
-  tdsl::rt::exitOnError(tdsl::rt::loadNpy(path, dtype, rank, sizes, &data),
-                        where);
+/// Keeps what a shape step read for `path` until tdsl_npy_read copies it,
+/// after checking the sizes the program declares (-1: any).
+static void keepPending(const char *path, int64_t rank, int64_t *sizes,
+                        const std::vector<int64_t> &expected, void *data,
+                        const char *where) {
   for (int64_t d = 0; d < rank; ++d)
     if (expected[d] >= 0 && expected[d] != sizes[d]) {
       std::string msg = tdsl::rt::format(
@@ -124,6 +122,27 @@ TDSL_RUNTIME_EXPORT void tdsl_npy_shape(const char *path, int32_t dtype,
   slot = {std::vector<int64_t>(sizes, sizes + rank), data};
 }
 
+TDSL_RUNTIME_EXPORT void tdsl_npy_shape(const char *path, int32_t dtype,
+                                        int64_t rank, int64_t *sizes,
+                                        const char *where) {
+  std::vector<int64_t> expected(sizes, sizes + rank);
+  void *data = nullptr;
+  tdsl::rt::exitOnError(tdsl::rt::loadNpy(path, dtype, rank, sizes, &data),
+                        where);
+  keepPending(path, rank, sizes, expected, data, where);
+}
+
+TDSL_RUNTIME_EXPORT void tdsl_csv_shape(const char *path, int32_t dtype,
+                                        int64_t rank, int64_t *sizes,
+                                        const char *where) {
+  if (rank != 2)
+    tdsl_fatal(nullptr, "tdsl_csv_shape: a CSV file is a rank-2 table");
+  std::vector<int64_t> expected(sizes, sizes + rank);
+  void *data = nullptr;
+  tdsl::rt::exitOnError(tdsl::rt::loadCsv(path, dtype, sizes, &data), where);
+  keepPending(path, rank, sizes, expected, data, where);
+}
+
 TDSL_RUNTIME_EXPORT void tdsl_npy_read(const char *path, int32_t dtype,
                                        int64_t rank, const int64_t *sizes,
                                        void *out, const char *where) {
@@ -131,7 +150,7 @@ TDSL_RUNTIME_EXPORT void tdsl_npy_read(const char *path, int32_t dtype,
   {
     auto it = pending.find(path);
     if (it == pending.end())
-      tdsl_fatal(where, "internal error: .npy file read before its shape");
+      tdsl_fatal(where, "internal error: file read before its shape");
     entry = it->second;
     pending.erase(it);
   }

@@ -145,6 +145,11 @@ Status loadNpy(const char *path, int32_t dtype, int64_t rank, int64_t *sizesOut,
                void **dataOut);
 Status saveNpy(const char *path, int32_t dtype, int64_t rank, void *memref);
 
+/// Reads the CSV file at `path` (gzipped or not) as a rows x columns table
+/// of `dtype` (f32, f64, i32 or i64) into a new tdsl_alloc buffer.
+Status loadCsv(const char *path, int32_t dtype, int64_t *sizesOut,
+               void **dataOut);
+
 /// Nanoseconds on the steady clock.
 int64_t nowNs();
 

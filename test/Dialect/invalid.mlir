@@ -668,3 +668,19 @@ func.func @grad_no_function(%x: f32) -> f32 {
   %g = tdsl.grad @nowhere(%x) : (f32) -> f32
   return %g : f32
 }
+
+// -----
+
+func.func @load_format() -> tensor<?x3xf32> {
+  // expected-error @+1 {{format must be "npy" or "csv", not "json"}}
+  %t = tdsl.load "t.json" {format = "json"} : tensor<?x3xf32>
+  return %t : tensor<?x3xf32>
+}
+
+// -----
+
+func.func @load_csv_rank() -> tensor<?xf32> {
+  // expected-error @+1 {{a CSV file is read as a rank-2 tensor of f32, f64, i32 or i64, not 'tensor<?xf32>'}}
+  %t = tdsl.load "t.csv" {format = "csv"} : tensor<?xf32>
+  return %t : tensor<?xf32>
+}

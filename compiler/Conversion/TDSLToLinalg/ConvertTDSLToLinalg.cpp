@@ -651,7 +651,11 @@ struct LoadLowering : OpConversionPattern<t::LoadOp> {
                                                  type.isDynamicDim(d) ? -1 : type.getDimSize(d))),
           sizes, ValueRange{arith::ConstantIndexOp::create(rw, loc, d)});
     Value sizesPtr = dataPointer(rw, loc, sizes);
-    rt.call(rw, loc, tdsl::RuntimeFn::tdsl_npy_shape, {path, dt, rk, sizesPtr, where});
+    // The shape step reads the whole file; tdsl_npy_read copies it out.
+    rt.call(rw, loc,
+            op.getFormat() == "csv" ? tdsl::RuntimeFn::tdsl_csv_shape
+                                    : tdsl::RuntimeFn::tdsl_npy_shape,
+            {path, dt, rk, sizesPtr, where});
     SmallVector<Value> dyn;
     for (unsigned d = 0; d < rank; ++d)
       if (type.isDynamicDim(d)) {

@@ -758,3 +758,24 @@ LogicalResult GradOp::verifySymbolUses(SymbolTableCollection &symbols) {
            << type.getInput(0);
   return success();
 }
+
+//===----------------------------------------------------------------------===//
+// LoadOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult LoadOp::verify() {
+  if (getFormat() == "npy")
+    return success();
+  if (getFormat() != "csv")
+    return emitOpError("format must be \"npy\" or \"csv\", not \"")
+           << getFormat() << "\"";
+  auto type = cast<RankedTensorType>(getType());
+  Type elem = type.getElementType();
+  if (type.getRank() != 2 ||
+      !(elem.isF32() || elem.isF64() || elem.isSignlessInteger(32) ||
+        elem.isSignlessInteger(64)))
+    return emitOpError("a CSV file is read as a rank-2 tensor of f32, f64, "
+                       "i32 or i64, not ")
+           << type;
+  return success();
+}

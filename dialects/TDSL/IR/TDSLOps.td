@@ -487,18 +487,23 @@ def TDSL_PrintOp : TDSL_Op<"print", [MemoryEffects<[MemWrite]>]> {
 }
 
 def TDSL_LoadOp : TDSL_Op<"load", [MemoryEffects<[MemRead]>]> {
-  let summary = "read a tensor from a .npy file";
+  let summary = "read a tensor from a .npy or CSV file";
   let description = [{
     Reads `path` at run time; dynamic dims take the file's extents, static
     dims and the element type must match the file (checked at run time).
+    With `format = "csv"` the file (gzipped or not) is a table of numbers,
+    one row per line, read as a rank-2 tensor of f32, f64, i32 or i64.
 
     ```mlir
     %x = tdsl.load "data.npy" : tensor<?x64xf32>
+    %t = tdsl.load "table.csv.gz" {format = "csv"} : tensor<?x65xf32>
     ```
   }];
-  let arguments = (ins StrAttr:$path);
+  let arguments = (ins StrAttr:$path,
+                       DefaultValuedStrAttr<StrAttr, "npy">:$format);
   let results = (outs TDSL_Tensor:$result);
   let assemblyFormat = "$path attr-dict `:` type($result)";
+  let hasVerifier = 1;
 }
 
 def TDSL_SaveOp : TDSL_Op<"save", [MemoryEffects<[MemWrite]>]> {

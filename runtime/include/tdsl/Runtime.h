@@ -395,7 +395,13 @@ TDSL_RUNTIME_EXPORT void tdsl_print_tensor(int32_t dtype, int64_t rank,
 TDSL_RUNTIME_EXPORT void tdsl_npy_shape(const char *path, int32_t dtype,
                                         int64_t rank, int64_t *sizes,
                                         const char *where);
-/** Copies the data tdsl_npy_shape read for `path` into `out`. */
+/** tdsl_npy_shape for a CSV file (gzipped or not) read as a rank-2 table
+ *  of f32, f64, i32 or i64: rows, then values per row. */
+TDSL_RUNTIME_EXPORT void tdsl_csv_shape(const char *path, int32_t dtype,
+                                        int64_t rank, int64_t *sizes,
+                                        const char *where);
+/** Copies the data tdsl_npy_shape or tdsl_csv_shape read for `path` into
+ *  `out`. */
 TDSL_RUNTIME_EXPORT void tdsl_npy_read(const char *path, int32_t dtype,
                                        int64_t rank, const int64_t *sizes,
                                        void *out, const char *where);
