@@ -9,7 +9,7 @@ build=${TDSL_BUILD_DIR:-$root/build}
 
 packages=(llvm-22-dev llvm-22-tools libmlir-22-dev mlir-22-tools clang-22
           libclang-rt-22-dev libtbb-dev libgtest-dev ninja-build ccache cmake
-          python3-numpy libopenblas0-pthread tmux python3-sklearn zlib1g)
+          python3-numpy libopenblas0-pthread tmux python3-sklearn python3-torch zlib1g)
 
 missing=()
 for p in "${packages[@]}"; do

@@ -1,5 +1,6 @@
 # lit configuration for the TDSL test suites.
 import os
+import subprocess
 import shutil
 
 import lit.formats
@@ -37,6 +38,10 @@ if shutil.which("ptxas") or os.path.exists("/usr/local/cuda/bin/ptxas"):
     config.available_features.add("ptxas")
 if os.path.exists("/dev/nvidiactl") or os.path.exists("/dev/nvidia0"):
     config.available_features.add("cuda-gpu")
+# Debian's PyTorch for /usr/bin/python3 (scripts/setup.sh installs it).
+if subprocess.run(["/usr/bin/python3", "-c", "import torch"],
+                  capture_output=True).returncode == 0:
+    config.available_features.add("torch")
 # The UCI digits of Debian's python3-sklearn (scripts/setup.sh installs it).
 if os.path.exists("/usr/lib/python3/dist-packages/sklearn/datasets/data/digits.csv.gz"):
     config.available_features.add("digits")

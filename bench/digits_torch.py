@@ -1,0 +1,145 @@
+#!/usr/bin/python3
+"""examples/digits_mlp.tdsl against PyTorch, side by side.
+
+PyTorch trains the same 64-128-10 network from the same initial weights
+(TDSL's uniform() is Philox4x32-10; test/Examples/Inputs/philox.py computes
+the same values), on the same 80/20 split, with the same batches in the
+same order, the same loss (mean softmax cross-entropy) and the same
+optimizer (SGD, learning rate 0.05, momentum 0.9 as TDSL writes it:
+v = 0.9 v + g; w = w - 0.05 v). It prints both runs' loss and test accuracy
+per epoch and the time per epoch of each: the medians of ROUNDS interleaved
+runs, TDSL as a compiled executable (`tdslc -o`; its time includes reading
+the CSV, about a millisecond), PyTorch 1.13 on the CPU with as many threads.
+
+usage: bench/digits_torch.py [--tdslc build/bin/tdslc] [--rounds 3]
+       [--threads N] [--check]
+
+With --check (test/Examples/digits-torch.test) it also fails unless every
+epoch's loss agrees to a relative 1e-3 and every test accuracy to one row:
+the same gradients, step by step, or the curves part.
+Needs python3-torch, python3-numpy and python3-sklearn (the data).
+"""
+import argparse
+import gzip
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+import numpy as np
+import torch
+
+root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(root, "test", "Examples", "Inputs"))
+import philox  # noqa: E402
+
+DATA = "/usr/lib/python3/dist-packages/sklearn/datasets/data/digits.csv.gz"
+EPOCHS, BATCHES, BATCH, NTRAIN = 30, 44, 32, 1438
+
+
+def load():
+    d = np.loadtxt(gzip.open(DATA), delimiter=",", dtype=np.float32)
+    r = np.arange(NTRAIN)
+    train = d[r + r // 4]
+    test = d[5 * np.arange(359) + 4]
+    def split(t):
+        return (torch.from_numpy(t[:, :64] / np.float32(16.0)),
+                torch.from_numpy(t[:, 64].astype(np.int64)))
+    return split(train), split(test)
+
+
+def init():
+    def uniform(shape, seed, scale):
+        n = int(np.prod(shape))
+        u = philox.uniform_f32(seed, np.arange(n)).reshape(shape)
+        return torch.from_numpy(((u - np.float32(0.5)) * np.float32(scale))
+                                .astype(np.float32))
+    return [uniform((64, 128), 1, 0.35355), torch.zeros(128),
+            uniform((128, 10), 2, 0.41833), torch.zeros(10)]
+
+
+def torch_run(train, test):
+    (xtr, ytr), (xte, yte) = train, test
+    params = [p.clone().requires_grad_() for p in init()]
+    vel = [torch.zeros_like(p) for p in params]
+    def logits(x):
+        w1, b1, w2, b2 = params
+        return torch.relu(x @ w1 + b1) @ w2 + b2
+    lines, times = [], []
+    for epoch in range(EPOCHS):
+        start = time.perf_counter()
+        a = 4 * epoch + 1
+        for batch in range(BATCHES):
+            rows = (a * (batch * BATCH + np.arange(BATCH)) + 101 * epoch) % NTRAIN
+            rows = torch.from_numpy(rows)
+            loss = torch.nn.functional.cross_entropy(logits(xtr[rows]), ytr[rows])
+            grads = torch.autograd.grad(loss, params)
+            with torch.no_grad():
+                for p, v, g in zip(params, vel, grads):
+                    v.mul_(0.9).add_(g)
+                    p.sub_(0.05 * v)
+        times.append(time.perf_counter() - start)
+        with torch.no_grad():
+            z = logits(xtr)
+            loss = torch.nn.functional.cross_entropy(z, ytr).item()
+            acc = (logits(xte).argmax(1) == yte).float().mean().item()
+        lines.append((loss, acc))
+    return lines, sum(times)
+
+
+def tdsl_run(exe, threads):
+    start = time.perf_counter()
+    out = subprocess.run([exe, "--threads=%d" % threads], capture_output=True,
+                         text=True, check=True, cwd=os.path.join(root, "examples"))
+    total = time.perf_counter() - start
+    lines = []
+    for line in out.stdout.splitlines():
+        f = line.split()
+        if f and f[0] == "epoch":
+            lines.append((float(f[3]), float(f[7])))
+    return lines, total
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--tdslc", default=os.path.join(root, "build", "bin", "tdslc"))
+    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--threads", type=int, default=os.cpu_count())
+    ap.add_argument("--check", action="store_true")
+    args = ap.parse_args()
+    torch.set_num_threads(args.threads)
+    exe = os.path.join(tempfile.mkdtemp(prefix="digits."), "digits_mlp")
+    subprocess.run([args.tdslc, os.path.join(root, "examples", "digits_mlp.tdsl"),
+                    "-o", exe], check=True)
+    train, test = load()
+    tdsl_times, torch_times = [], []
+    for _ in range(args.rounds):
+        tdsl_lines, t = tdsl_run(exe, args.threads)
+        tdsl_times.append(t)
+        torch_lines, t = torch_run(train, test)
+        torch_times.append(t)
+    print("epoch  TDSL loss  TDSL test  PyTorch loss  PyTorch test")
+    for e, ((l1, a1), (l2, a2)) in enumerate(zip(tdsl_lines, torch_lines)):
+        print("%5d  %9.5f  %9.4f  %12.5f  %12.4f" % (e + 1, l1, a1, l2, a2))
+    tt, pt = statistics.median(tdsl_times), statistics.median(torch_times)
+    print("time per epoch (median of %d rounds, %d threads): TDSL %.2f ms, "
+          "PyTorch %.2f ms, ratio PyTorch/TDSL %.2f"
+          % (args.rounds, args.threads, 1000 * tt / EPOCHS, 1000 * pt / EPOCHS,
+             pt / tt))
+    best = lambda lines: max(a for _, a in lines[-5:])
+    print("best test accuracy of the last 5 epochs: TDSL %.4f, PyTorch %.4f"
+          % (best(tdsl_lines), best(torch_lines)))
+    if args.check:
+        if len(tdsl_lines) != EPOCHS:
+            sys.exit("TDSL printed %d epochs" % len(tdsl_lines))
+        for e, ((l1, a1), (l2, a2)) in enumerate(zip(tdsl_lines, torch_lines)):
+            if abs(l1 - l2) > 1e-3 * max(abs(l1), abs(l2)) or abs(a1 - a2) > 1.5 / 359:
+                sys.exit("epoch %d differs: TDSL %g %g, PyTorch %g %g"
+                         % (e + 1, l1, a1, l2, a2))
+        print("TDSL and PyTorch agree on every epoch")
+
+
+if __name__ == "__main__":
+    main()
