@@ -96,6 +96,8 @@ private:
   mlir::Value genConstant(Expr &e);
   mlir::Value genBinary(BinaryExpr &e, Env &env);
   mlir::Value genCall(CallExpr &e, Env &env);
+  bool genArgs(llvm::ArrayRef<CallArg> args, FunctionDecl &fn, Env &env,
+               mlir::Location l, llvm::SmallVectorImpl<mlir::Value> &out);
   mlir::Value genBuiltin(CallExpr &e, Env &env);
   mlir::Value genMathBuiltin(CallExpr &e, Env &env);
   mlir::Value genReduceAll(CallExpr &e, Env &env);

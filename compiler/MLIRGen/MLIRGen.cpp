@@ -674,18 +674,27 @@ Generator::dynamicSizes(const Type &spec, Env &env, mlir::Location l) {
   return sizes;
 }
 
+/// The arguments of a call of `fn`, each cast to its parameter's type.
+bool Generator::genArgs(llvm::ArrayRef<CallArg> args, FunctionDecl &fn,
+                        Env &env, mlir::Location l,
+                        llvm::SmallVectorImpl<mlir::Value> &out) {
+  for (auto [arg, param] : llvm::zip(args, fn.params)) {
+    mlir::Value v = gen(*arg.value, env);
+    if (!v)
+      return false;
+    out.push_back(castTo(v, toMLIR(param.type.type), l));
+  }
+  return true;
+}
+
 mlir::Value Generator::genCall(CallExpr &e, Env &env) {
   if (e.builtin != Builtin::None)
     return genBuiltin(e, env);
   mlir::Location l = loc(e.loc);
   FunctionDecl &fn = *e.target;
   llvm::SmallVector<mlir::Value> args;
-  for (unsigned i = 0; i < e.args.size(); ++i) {
-    mlir::Value v = gen(*e.args[i].value, env);
-    if (!v)
-      return nullptr;
-    args.push_back(castTo(v, toMLIR(fn.params[i].type.type), l));
-  }
+  if (!genArgs(e.args, fn, env, l, args))
+    return nullptr;
   llvm::SmallVector<mlir::Type> results;
   if (fn.hasResult)
     results.push_back(toMLIR(fn.result.type));

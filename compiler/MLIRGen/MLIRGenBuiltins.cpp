@@ -212,12 +212,8 @@ mlir::Value Generator::genGrad(CallExpr &e, Env &env) {
   mlir::Location l = loc(e.loc);
   FunctionDecl &fn = *e.target;
   llvm::SmallVector<mlir::Value> args;
-  for (unsigned i = 1; i < e.args.size(); ++i) {
-    mlir::Value v = gen(*e.args[i].value, env);
-    if (!v)
-      return nullptr;
-    args.push_back(castTo(v, toMLIR(fn.params[i - 1].type.type), l));
-  }
+  if (!genArgs(llvm::ArrayRef(e.args).drop_front(), fn, env, l, args))
+    return nullptr;
   auto grad = t::GradOp::create(builder, l, args.front().getType(),
                                 fn.qualifiedName(), args);
   return castTo(grad.getResult(), toMLIR(e.type), l);
