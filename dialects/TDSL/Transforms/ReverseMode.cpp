@@ -204,6 +204,165 @@ ReverseSweep::run(Block &block, ValueRange outputs, ValueRange outputAdjoints,
   return result;
 }
 
+/// The vocabulary of the element-wise rules: tdsl ops at the op's
+/// location, constants of its result's element type, and `to`, which adds a
+/// contribution to an operand when it is active.
+struct ReverseSweep::Rules {
+  ReverseSweep &s;
+  Operation *op;
+  Location loc;
+  Value g, y;
+  Type et;
+
+  OpBuilder &b() { return s.b; }
+  Value x(unsigned i) { return op->getOperand(i); }
+  Value c(double v) { return s.constant(loc, et, v); }
+  Value mul(Value l, Value r) { return MulOp::create(b(), loc, l, r); }
+  Value div(Value l, Value r) { return DivOp::create(b(), loc, l, r); }
+  Value sub(Value l, Value r) { return SubOp::create(b(), loc, l, r); }
+  Value neg(Value v) { return NegOp::create(b(), loc, v.getType(), v); }
+  Value cmp(CmpPredicate p, Value l, Value r) {
+    Type t = getBroadcastType(l.getType(), r.getType(), b().getI1Type());
+    return CmpOp::create(b(), loc, t, p, l, r);
+  }
+  Value select(Value cond, Value t, Value f) {
+    Type rt = getBroadcastType(
+        getBroadcastType(cond.getType(), t.getType(), elementOf(t)),
+        f.getType(), elementOf(t));
+    return SelectOp::create(b(), loc, rt, cond, t, f);
+  }
+  /// Where the adjoint is exactly 0 (an untaken branch), so is the
+  /// contribution, even at a pole of the derivative.
+  Value guarded(Value contribution) {
+    return select(cmp(CmpPredicate::eq, g, c(0)), c(0), contribution);
+  }
+  void to(unsigned i, function_ref<Value()> contribution) {
+    if (s.active.contains(x(i)))
+      s.accumulate(loc, x(i), contribution());
+  }
+  /// max/min of two values: the whole adjoint to the larger (smaller), half
+  /// to each at a tie (torch.maximum, torch.minimum).
+  void tieSplit(CmpPredicate wins) {
+    for (unsigned i : {0u, 1u})
+      to(i, [&] {
+        return mul(g, select(cmp(wins, x(i), x(1 - i)), c(1),
+                             select(cmp(CmpPredicate::eq, x(0), x(1)), c(0.5),
+                                    c(0))));
+      });
+  }
+
+  /// Arithmetic, choices, conversions and fills; nothing if `op` is none.
+  std::optional<LogicalResult> arithmetic() {
+    return TypeSwitch<Operation *, std::optional<LogicalResult>>(op)
+        .Case<AddOp>([&](auto) {
+          to(0, [&] { return g; });
+          to(1, [&] { return g; });
+          return success();
+        })
+        .Case<SubOp>([&](auto) {
+          to(0, [&] { return g; });
+          to(1, [&] { return neg(g); });
+          return success();
+        })
+        .Case<MulOp>([&](auto) {
+          to(0, [&] { return mul(g, x(1)); });
+          to(1, [&] { return mul(g, x(0)); });
+          return success();
+        })
+        .Case<DivOp>([&](auto) {
+          to(0, [&] { return guarded(div(g, x(1))); });
+          to(1, [&] { return guarded(neg(div(mul(g, y), x(1)))); });
+          return success();
+        })
+        .Case<NegOp>([&](auto) {
+          to(0, [&] { return neg(g); });
+          return success();
+        })
+        .Case<PowOp>([&](auto) {
+          to(0, [&] {
+            Value p = PowOp::create(b(), loc, x(0), sub(x(1), c(1)));
+            return guarded(mul(g, mul(x(1), p)));
+        });
+          to(1, [&] {
+            Value l = LogOp::create(b(), loc, x(0).getType(), x(0));
+            return guarded(mul(g, mul(y, l)));
+        });
+          return success();
+        })
+        .Case<MaxOp>([&](auto) {
+          tieSplit(CmpPredicate::gt);
+          return success();
+        })
+        .Case<MinOp>([&](auto) {
+          tieSplit(CmpPredicate::lt);
+          return success();
+        })
+        .Case<SelectOp>([&](auto) {
+          to(1, [&] { return select(x(0), g, c(0)); });
+          to(2, [&] { return select(x(0), c(0), g); });
+          return success();
+        })
+        .Case<CastOp>([&](auto) {
+          to(0, [&] {
+            return CastOp::create(b(), loc, x(0).getType(), g).getResult();
+        });
+          return success();
+        })
+        .Case<FillOp>([&](auto) {
+          to(0, [&] { return g; }); // summed over the whole tensor
+          return success();
+        })
+        .Default([](Operation *) { return std::nullopt; });
+  }
+
+  /// The math built-ins; nothing if `op` is none.
+  std::optional<LogicalResult> math() {
+    return TypeSwitch<Operation *, std::optional<LogicalResult>>(op)
+        .Case<ExpOp>([&](auto) {
+          to(0, [&] { return mul(g, y); });
+          return success();
+        })
+        .Case<LogOp>([&](auto) {
+          to(0, [&] { return guarded(div(g, x(0))); });
+          return success();
+        })
+        .Case<SqrtOp>([&](auto) {
+          to(0, [&] { return guarded(div(mul(g, c(0.5)), y)); });
+          return success();
+        })
+        .Case<TanhOp>([&](auto) {
+          to(0, [&] { return mul(g, sub(c(1), mul(y, y))); });
+          return success();
+        })
+        .Case<SigmoidOp>([&](auto) {
+          to(0, [&] { return mul(g, mul(y, sub(c(1), y))); });
+          return success();
+        })
+        .Case<SinOp>([&](auto) {
+          to(0, [&] { return mul(g, CosOp::create(b(), loc, x(0).getType(), x(0))); });
+          return success();
+        })
+        .Case<CosOp>([&](auto) {
+          to(0, [&] {
+            return neg(mul(g, SinOp::create(b(), loc, x(0).getType(), x(0))));
+        });
+          return success();
+        })
+        .Case<AbsOp>([&](auto) {
+          // sign(x), 0 at 0 (torch.abs).
+          to(0, [&] {
+            Value zero = c(0);
+            return mul(g, select(cmp(CmpPredicate::gt, x(0), zero), c(1),
+                                 select(cmp(CmpPredicate::lt, x(0), zero),
+                                        c(-1), zero)));
+        });
+          return success();
+        })
+        .Case<FloorOp, CeilOp>([&](auto) { return success(); }) // zero
+        .Default([](Operation *) { return std::nullopt; });
+  }
+};
+
 LogicalResult ReverseSweep::visit(Operation *op) {
   if (auto ifOp = dyn_cast<scf::IfOp>(op))
     return visitIf(ifOp);
@@ -211,151 +370,14 @@ LogicalResult ReverseSweep::visit(Operation *op) {
     return visitFor(forOp);
   if (auto par = dyn_cast<ParallelForOp>(op))
     return visitParallelFor(par);
-  Location loc = op->getLoc();
-  Value g = adjoints.lookup(op->getResult(0));
   Value y = op->getResult(0);
-  Type et = elementOf(y);
-  auto x = [&](unsigned i) { return op->getOperand(i); };
-  auto c = [&](double v) { return constant(loc, et, v); };
-  auto mul = [&](Value l, Value r) { return MulOp::create(b, loc, l, r).getResult(); };
-  auto div = [&](Value l, Value r) { return DivOp::create(b, loc, l, r).getResult(); };
-  auto sub = [&](Value l, Value r) { return SubOp::create(b, loc, l, r).getResult(); };
-  auto neg = [&](Value v) { return NegOp::create(b, loc, v.getType(), v).getResult(); };
-  auto cmp = [&](CmpPredicate p, Value l, Value r) {
-    Type t = getBroadcastType(l.getType(), r.getType(), b.getI1Type());
-    return CmpOp::create(b, loc, t, p, l, r).getResult();
-  };
-  auto select = [&](Value cond, Value t, Value f) {
-    Type rt = getBroadcastType(
-        getBroadcastType(cond.getType(), t.getType(), elementOf(t)),
-        f.getType(), elementOf(t));
-    return SelectOp::create(b, loc, rt, cond, t, f).getResult();
-  };
-  // Where the adjoint is exactly 0 (an untaken branch), so is the
-  // contribution, even at a pole of the derivative.
-  auto guarded = [&](Value contribution) {
-    return select(cmp(CmpPredicate::eq, g, c(0)), c(0), contribution);
-  };
-  // Adds the contribution to operand i when it is active.
-  auto to = [&](unsigned i, function_ref<Value()> contribution) {
-    if (active.contains(x(i)))
-      accumulate(loc, x(i), contribution());
-  };
-  // max/min of two values: the whole adjoint to the larger (smaller), half
-  // to each at a tie (torch.maximum, torch.minimum).
-  auto tieSplit = [&](CmpPredicate wins) {
-    to(0, [&] {
-      return mul(g, select(cmp(wins, x(0), x(1)), c(1),
-                           select(cmp(CmpPredicate::eq, x(0), x(1)), c(0.5),
-                                  c(0))));
-    });
-    to(1, [&] {
-      return mul(g, select(cmp(wins, x(1), x(0)), c(1),
-                           select(cmp(CmpPredicate::eq, x(0), x(1)), c(0.5),
-                                  c(0))));
-    });
-  };
-
+  Rules rules{*this, op, op->getLoc(), adjoints.lookup(y), y, elementOf(y)};
+  if (std::optional<LogicalResult> done = rules.arithmetic())
+    return *done;
+  if (std::optional<LogicalResult> done = rules.math())
+    return *done;
+  Value g = rules.g;
   return TypeSwitch<Operation *, LogicalResult>(op)
-      .Case<AddOp>([&](auto) {
-        to(0, [&] { return g; });
-        to(1, [&] { return g; });
-        return success();
-      })
-      .Case<SubOp>([&](auto) {
-        to(0, [&] { return g; });
-        to(1, [&] { return neg(g); });
-        return success();
-      })
-      .Case<MulOp>([&](auto) {
-        to(0, [&] { return mul(g, x(1)); });
-        to(1, [&] { return mul(g, x(0)); });
-        return success();
-      })
-      .Case<DivOp>([&](auto) {
-        to(0, [&] { return guarded(div(g, x(1))); });
-        to(1, [&] { return guarded(neg(div(mul(g, y), x(1)))); });
-        return success();
-      })
-      .Case<NegOp>([&](auto) {
-        to(0, [&] { return neg(g); });
-        return success();
-      })
-      .Case<ExpOp>([&](auto) {
-        to(0, [&] { return mul(g, y); });
-        return success();
-      })
-      .Case<LogOp>([&](auto) {
-        to(0, [&] { return guarded(div(g, x(0))); });
-        return success();
-      })
-      .Case<SqrtOp>([&](auto) {
-        to(0, [&] { return guarded(div(mul(g, c(0.5)), y)); });
-        return success();
-      })
-      .Case<TanhOp>([&](auto) {
-        to(0, [&] { return mul(g, sub(c(1), mul(y, y))); });
-        return success();
-      })
-      .Case<SigmoidOp>([&](auto) {
-        to(0, [&] { return mul(g, mul(y, sub(c(1), y))); });
-        return success();
-      })
-      .Case<SinOp>([&](auto) {
-        to(0, [&] { return mul(g, CosOp::create(b, loc, x(0).getType(), x(0))); });
-        return success();
-      })
-      .Case<CosOp>([&](auto) {
-        to(0, [&] {
-          return neg(mul(g, SinOp::create(b, loc, x(0).getType(), x(0))));
-        });
-        return success();
-      })
-      .Case<AbsOp>([&](auto) {
-        // sign(x), 0 at 0 (torch.abs).
-        to(0, [&] {
-          Value zero = c(0);
-          return mul(g, select(cmp(CmpPredicate::gt, x(0), zero), c(1),
-                               select(cmp(CmpPredicate::lt, x(0), zero),
-                                      c(-1), zero)));
-        });
-        return success();
-      })
-      .Case<PowOp>([&](auto) {
-        to(0, [&] {
-          Value p = PowOp::create(b, loc, x(0), sub(x(1), c(1)));
-          return guarded(mul(g, mul(x(1), p)));
-        });
-        to(1, [&] {
-          Value l = LogOp::create(b, loc, x(0).getType(), x(0));
-          return guarded(mul(g, mul(y, l)));
-        });
-        return success();
-      })
-      .Case<MaxOp>([&](auto) {
-        tieSplit(CmpPredicate::gt);
-        return success();
-      })
-      .Case<MinOp>([&](auto) {
-        tieSplit(CmpPredicate::lt);
-        return success();
-      })
-      .Case<SelectOp>([&](auto) {
-        to(1, [&] { return select(x(0), g, c(0)); });
-        to(2, [&] { return select(x(0), c(0), g); });
-        return success();
-      })
-      .Case<CastOp>([&](auto) {
-        to(0, [&] {
-          return CastOp::create(b, loc, x(0).getType(), g).getResult();
-        });
-        return success();
-      })
-      .Case<FillOp>([&](auto) {
-        to(0, [&] { return g; }); // summed over the whole tensor
-        return success();
-      })
-      .Case<FloorOp, CeilOp>([&](auto) { return success(); }) // zero
       .Case<MatmulOp>([&](auto) { return visitMatmul(op, g); })
       .Case<tensor::ExtractOp>([&](auto) { return visitExtract(op, g); })
       .Case<IndexGenOp>([&](auto) { return visitIndexGen(op, g); })

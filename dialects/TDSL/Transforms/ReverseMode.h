@@ -57,6 +57,8 @@ public:
   }
 
 private:
+  struct Rules;
+
   /// Where a max or min reduction took its value: `first` holds, per
   /// output, the row-major number of the first extremal iteration of the
   /// reduction `loops` (of i64 `extents`). Null for other reductions.
