@@ -274,6 +274,12 @@ struct ReverseSweep::Rules {
           to(1, [&] { return guarded(neg(div(mul(g, y), x(1)))); });
           return success();
         })
+        .Case<RemOp>([&](auto) {
+          // fmod(a, b) = a - trunc(a / b) * b, and trunc(a / b) = (a - y) / b.
+          to(0, [&] { return g; });
+          to(1, [&] { return guarded(neg(mul(g, div(sub(x(0), y), x(1))))); });
+          return success();
+        })
         .Case<NegOp>([&](auto) {
           to(0, [&] { return neg(g); });
           return success();
