@@ -931,15 +931,13 @@ sweepParallelBody(ParallelForOp par, OpBuilder &bb, ValueRange indices,
 /// same box again, each point recomputing its body and sweeping it from the
 /// adjoint of what it yields (the adjoint tensor's element at the point, or
 /// the whole adjoint for reduce(+), or that at the first extremal point
-/// for max and min), summed over the box. A tensor the body reads with
+/// for max and min, the product of the other factors for reduce(*)),
+/// summed over the box. A tensor the body reads with
 /// computed subscripts gets a masked gather: one such sum per element.
 LogicalResult ReverseSweep::visitParallelFor(ParallelForOp par) {
   Location loc = par.getLoc();
   Value g = adjoints.lookup(par.getResult());
   ReduceKind reduce = par.getReduce();
-  if (reduce == ReduceKind::mul)
-    return par.emitError("cannot differentiate a 'parallel for' with "
-                         "reduce(*) yet");
   MLIRContext *ctx = b.getContext();
   unsigned rank = par.getNumDims();
   ValueRange lbs = par.getLowerBounds(), ubs = par.getUpperBounds();
@@ -978,8 +976,55 @@ LogicalResult ReverseSweep::visitParallelFor(ParallelForOp par) {
     first = find.getResult();
   }
   // The adjoint of what the point at `iv` yields.
+  // reduce(*): the product of the nonzero values and the count of zeros,
+  // so that a zero factor gets the product of the others (Futhark's way)
+  // and nothing divides by zero.
+  Value nonzeroProduct, zeros;
+  if (reduce == ReduceKind::mul) {
+    Type et = par.getType();
+    for (ReduceKind kind : {ReduceKind::mul, ReduceKind::add}) {
+      auto scan = ParallelForOp::create(b, loc, et, lbs, ubs, kind);
+      OpBuilder sb = OpBuilder::atBlockEnd(scan.getBody());
+      IRMapping mapping;
+      mapping.map(par.getBody()->getArguments(), scan.getBody()->getArguments());
+      for (Operation &inner : par.getBody()->without_terminator())
+        sb.clone(inner, mapping);
+      Value v = mapping.lookupOrDefault(
+          par.getBody()->getTerminator()->getOperand(0));
+      Value zero = ConstantOp::create(sb, loc, FloatAttr::get(et, 0));
+      Value one = ConstantOp::create(sb, loc, FloatAttr::get(et, 1));
+      Value isZero = CmpOp::create(sb, loc, sb.getI1Type(), CmpPredicate::eq,
+                                   v, zero);
+      Value term = kind == ReduceKind::mul
+                       ? SelectOp::create(sb, loc, et, isZero, one, v)
+                       : SelectOp::create(sb, loc, et, isZero, one, zero);
+      YieldOp::create(sb, loc, ValueRange{term});
+      (kind == ReduceKind::mul ? nonzeroProduct : zeros) = scan.getResult();
+    }
+  }
   auto pointAdjoint = [&](ValueRange iv) {
     return [&, iv](OpBuilder &bb, Value yielded) -> Value {
+      if (reduce == ReduceKind::mul) {
+        // y != 0: g * P / y when no factor is zero; y == 0: g * P when it
+        // is the only zero; else 0.
+        Type et = g.getType();
+        auto cst = [&](double v) {
+          return ConstantOp::create(bb, loc, FloatAttr::get(et, v)).getResult();
+        };
+        auto eq = [&](Value l, Value r) {
+          return CmpOp::create(bb, loc, bb.getI1Type(), CmpPredicate::eq, l, r)
+              .getResult();
+        };
+        Value gp = MulOp::create(bb, loc, g, nonzeroProduct);
+        Value isZero = eq(yielded, cst(0));
+        Value safe = SelectOp::create(bb, loc, et, isZero, cst(1), yielded);
+        Value nonzeroCase = SelectOp::create(
+            bb, loc, et, eq(zeros, cst(0)), DivOp::create(bb, loc, gp, safe),
+            cst(0));
+        Value zeroCase = SelectOp::create(bb, loc, et, eq(zeros, cst(1)), gp,
+                                          cst(0));
+        return SelectOp::create(bb, loc, et, isZero, zeroCase, nonzeroCase);
+      }
       if (reduce == ReduceKind::none) {
         SmallVector<Value> at;
         for (unsigned d = 0; d < rank; ++d)
