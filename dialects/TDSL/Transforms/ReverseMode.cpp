@@ -175,7 +175,6 @@ FailureOr<Value> ReverseSweep::run(Block &block, Value output,
 FailureOr<SmallVector<Value>>
 ReverseSweep::run(Block &block, ValueRange outputs, ValueRange outputAdjoints,
                   ValueRange seedValues, Operation *after) {
-  seed = seedValues.size() == 1 ? seedValues.front() : Value();
   active.clear();
   active.insert(seedValues.begin(), seedValues.end());
   adjoints.clear();
@@ -938,7 +937,6 @@ LogicalResult ReverseSweep::visitParallelFor(ParallelForOp par) {
   Location loc = par.getLoc();
   Value g = adjoints.lookup(par.getResult());
   ReduceKind reduce = par.getReduce();
-  MLIRContext *ctx = b.getContext();
   unsigned rank = par.getNumDims();
   ValueRange lbs = par.getLowerBounds(), ubs = par.getUpperBounds();
   Type i64 = b.getI64Type();
@@ -1079,6 +1077,5 @@ LogicalResult ReverseSweep::visitParallelFor(ParallelForOp par) {
     YieldOp::create(ob, loc, ValueRange{sum.getResult()});
     accumulate(loc, c, gather.getResult());
   }
-  (void)ctx;
   return success();
 }

@@ -98,7 +98,6 @@ private:
   mlir::Value constant(mlir::Location loc, mlir::Type type, double v);
 
   mlir::OpBuilder b;
-  mlir::Value seed;
   /// See setElement; `gathered` is null outside a gather.
   mlir::Value gathered;
   llvm::SmallVector<mlir::Value> element;
