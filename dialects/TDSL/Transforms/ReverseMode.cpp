@@ -385,6 +385,14 @@ LogicalResult ReverseSweep::visit(Operation *op) {
   return TypeSwitch<Operation *, LogicalResult>(op)
       .Case<MatmulOp>([&](auto) { return visitMatmul(op, g); })
       .Case<tensor::ExtractOp>([&](auto) { return visitExtract(op, g); })
+      .Case<tensor::CastOp>([&](auto cast) {
+        // A static size made dynamic or the reverse: the adjoint casts back.
+        Value x = cast.getSource();
+        if (active.contains(x))
+          accumulate(op->getLoc(), x,
+                     tensor::CastOp::create(b, op->getLoc(), x.getType(), g));
+        return success();
+      })
       .Case<IndexGenOp>([&](auto) { return visitIndexGen(op, g); })
       .Default([&](Operation *) {
         return op->emitError("cannot differentiate ")
