@@ -934,6 +934,37 @@ sweepParallelBody(ParallelForOp par, OpBuilder &bb, ValueRange indices,
   return result;
 }
 
+/// `v` without the index <-> i64 casts MLIRGen puts around subscripts.
+static Value withoutIndexCasts(Value v) {
+  while (auto cast = v.getDefiningOp<CastOp>()) {
+    Type from = cast.getInput().getType();
+    if (!from.isIndex() && !from.isInteger(64))
+      break;
+    v = cast.getInput();
+  }
+  return v;
+}
+
+/// Whether `par`'s body reads `t` only as t[i0, i1, ...] with exactly its
+/// own point's indices, directly in its block: then each element of `t`
+/// has at most one reader.
+static bool readsAtItsPoint(ParallelForOp par, Value t) {
+  Block *body = par.getBody();
+  if (cast<RankedTensorType>(t.getType()).getRank() != par.getNumDims())
+    return false;
+  for (OpOperand &use : t.getUses()) {
+    Operation *user = use.getOwner();
+    if (!par->isAncestor(user) || isa<tensor::DimOp>(user))
+      continue; // sizes (of subscript checks) read no element
+    auto extract = dyn_cast<tensor::ExtractOp>(user);
+    if (!extract || extract->getBlock() != body ||
+        !llvm::equal(llvm::map_range(extract.getIndices(), withoutIndexCasts),
+                     body->getArguments()))
+      return false;
+  }
+  return true;
+}
+
 /// The adjoint of `parallel for` for each active value its body reads: the
 /// same box again, each point recomputing its body and sweeping it from the
 /// adjoint of what it yields (the adjoint tensor's element at the point, or
@@ -1060,8 +1091,6 @@ LogicalResult ReverseSweep::visitParallelFor(ParallelForOp par) {
       accumulate(loc, c, sum.getResult());
       continue;
     }
-    par.emitRemark("the adjoint of a read with computed subscripts is a "
-                   "masked gather over the whole tensor");
     SmallVector<Value> zeros, extents;
     for (int64_t d = 0; d < tensor.getRank(); ++d) {
       zeros.push_back(arith::ConstantIndexOp::create(b, loc, 0));
@@ -1072,6 +1101,36 @@ LogicalResult ReverseSweep::visitParallelFor(ParallelForOp par) {
     SmallVector<Value> element;
     for (Value u : gather.getBody()->getArguments())
       element.push_back(CastOp::create(ob, loc, i64, u));
+    if (readsAtItsPoint(par, c)) {
+      // Element u is read only by point u: its adjoint is that point's,
+      // inside the box, and 0 outside it.
+      ValueRange u = gather.getBody()->getArguments();
+      Value inBox;
+      for (unsigned d = 0; d < rank; ++d) {
+        Value ge = arith::CmpIOp::create(ob, loc, arith::CmpIPredicate::sge,
+                                         u[d], lbs[d]);
+        Value lt = arith::CmpIOp::create(ob, loc, arith::CmpIPredicate::slt,
+                                         u[d], ubs[d]);
+        Value both = arith::AndIOp::create(ob, loc, ge, lt);
+        inBox = inBox ? arith::AndIOp::create(ob, loc, inBox, both) : both;
+      }
+      Type et = tensor.getElementType();
+      auto ifIn = scf::IfOp::create(ob, loc, TypeRange{et}, inBox, true);
+      OpBuilder tb = ifIn.getThenBodyBuilder();
+      FailureOr<Value> adj =
+          sweepParallelBody(par, tb, u, pointAdjoint(u), c, element);
+      if (failed(adj))
+        return failure();
+      scf::YieldOp::create(tb, loc, ValueRange{*adj});
+      OpBuilder eb = ifIn.getElseBodyBuilder();
+      scf::YieldOp::create(
+          eb, loc, ValueRange{ConstantOp::create(eb, loc, FloatAttr::get(et, 0))});
+      YieldOp::create(ob, loc, ValueRange{ifIn.getResult(0)});
+      accumulate(loc, c, gather.getResult());
+      continue;
+    }
+    par.emitRemark("the adjoint of a read with computed subscripts is a "
+                   "masked gather over the whole tensor");
     auto sum = ParallelForOp::create(ob, loc, tensor.getElementType(), lbs, ubs,
                                      ReduceKind::add);
     OpBuilder bb = OpBuilder::atBlockEnd(sum.getBody());
