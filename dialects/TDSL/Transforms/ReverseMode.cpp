@@ -902,6 +902,33 @@ LogicalResult ReverseSweep::visitFor(scf::ForOp forOp) {
   return success();
 }
 
+/// Copies `par`'s body at the point `indices` to `bb`; returns the value
+/// that point yields.
+static Value clonePointBody(ParallelForOp par, OpBuilder &bb,
+                            ValueRange indices) {
+  Block &old = *par.getBody();
+  IRMapping mapping;
+  mapping.map(old.getArguments(), indices);
+  for (Operation &inner : old.without_terminator())
+    bb.clone(inner, mapping);
+  return mapping.lookupOrDefault(old.getTerminator()->getOperand(0));
+}
+
+/// A parallel_for over `par`'s box that recomputes each point's value v
+/// and combines `term(point, v)` with `kind`.
+static Value
+reduceOverBox(OpBuilder &b, ParallelForOp par, Type type, ReduceKind kind,
+              function_ref<Value(OpBuilder &, ValueRange, Value)> term) {
+  auto scan = ParallelForOp::create(b, par.getLoc(), type,
+                                    par.getLowerBounds(),
+                                    par.getUpperBounds(), kind);
+  OpBuilder sb = OpBuilder::atBlockEnd(scan.getBody());
+  ValueRange point = scan.getBody()->getArguments();
+  Value v = clonePointBody(par, sb, point);
+  YieldOp::create(sb, par.getLoc(), ValueRange{term(sb, point, v)});
+  return scan.getResult();
+}
+
 /// Copies `par`'s body into `block` (whose first arguments are the point's
 /// indices) and sweeps it from `pointAdjoint` (the adjoint of the value the
 /// point yields) to `seed`; returns the seed's adjoint at that point, 0
@@ -912,12 +939,7 @@ sweepParallelBody(ParallelForOp par, OpBuilder &bb, ValueRange indices,
                   function_ref<Value(OpBuilder &, Value)> pointAdjoint,
                   Value seed, ArrayRef<Value> element) {
   Location loc = par.getLoc();
-  Block &old = *par.getBody();
-  IRMapping mapping;
-  mapping.map(old.getArguments(), indices);
-  for (Operation &inner : old.without_terminator())
-    bb.clone(inner, mapping);
-  Value yielded = mapping.lookupOrDefault(old.getTerminator()->getOperand(0));
+  Value yielded = clonePointBody(par, bb, indices);
   Value g = pointAdjoint(bb, yielded);
   auto yield = YieldOp::create(bb, loc, yielded);
   ReverseSweep inner(bb.getContext());
@@ -972,177 +994,187 @@ static bool readsAtItsPoint(ParallelForOp par, Value t) {
 /// for max and min, the product of the other factors for reduce(*)),
 /// summed over the box. A tensor the body reads with
 /// computed subscripts gets a masked gather: one such sum per element.
-LogicalResult ReverseSweep::visitParallelFor(ParallelForOp par) {
-  Location loc = par.getLoc();
-  Value g = adjoints.lookup(par.getResult());
-  ReduceKind reduce = par.getReduce();
-  unsigned rank = par.getNumDims();
-  ValueRange lbs = par.getLowerBounds(), ubs = par.getUpperBounds();
-  Type i64 = b.getI64Type();
-  // The row-major number of a point, for max and min.
-  auto linear = [&](OpBuilder &bb, ValueRange iv) {
+/// What the adjoint of one point of a parallel_for is, given the adjoint g
+/// of its result: g's element at the point (no reduction), g (reduce(+)),
+/// g at the first extremal point only (max, min), or g times the product
+/// of the other factors (reduce(*): the product of the nonzero factors and
+/// the count of zeros, so that a zero factor gets the product of the
+/// others, as Futhark does, and nothing divides by zero).
+struct tdsl::ir::PointAdjoint {
+  ParallelForOp par;
+  Value g;
+  Value first;                 // max, min: row-major number of the point
+  Value nonzeroProduct, zeros; // reduce(*)
+
+  PointAdjoint(OpBuilder &b, ParallelForOp par, Value g) : par(par), g(g) {
+    ReduceKind reduce = par.getReduce();
+    Location loc = par.getLoc();
+    if (reduce == ReduceKind::max || reduce == ReduceKind::min) {
+      Type i64 = b.getI64Type();
+      first = reduceOverBox(
+          b, par, i64, ReduceKind::min,
+          [&](OpBuilder &sb, ValueRange point, Value v) -> Value {
+            Value hit = CmpOp::create(sb, loc, sb.getI1Type(),
+                                      CmpPredicate::eq, v, par.getResult());
+            Value none = ConstantOp::create(
+                sb, loc,
+                sb.getI64IntegerAttr(std::numeric_limits<int64_t>::max()));
+            return SelectOp::create(sb, loc, i64, hit, linear(sb, point), none);
+          });
+    }
+    if (reduce == ReduceKind::mul) {
+      Type et = par.getType();
+      for (ReduceKind kind : {ReduceKind::mul, ReduceKind::add})
+        (kind == ReduceKind::mul ? nonzeroProduct : zeros) = reduceOverBox(
+            b, par, et, kind, [&](OpBuilder &sb, ValueRange, Value v) -> Value {
+              Value zero = ConstantOp::create(sb, loc, FloatAttr::get(et, 0));
+              Value one = ConstantOp::create(sb, loc, FloatAttr::get(et, 1));
+              Value isZero = CmpOp::create(sb, loc, sb.getI1Type(),
+                                           CmpPredicate::eq, v, zero);
+              return SelectOp::create(sb, loc, et, isZero, one,
+                                      kind == ReduceKind::mul ? v : zero);
+            });
+    }
+  }
+
+  /// The row-major number of `point` in the box.
+  Value linear(OpBuilder &bb, ValueRange point) {
+    Location loc = par.getLoc();
+    Type i64 = bb.getI64Type();
     Value lin = ConstantOp::create(bb, loc, bb.getI64IntegerAttr(0));
-    for (unsigned d = 0; d < rank; ++d) {
-      Value extent = arith::SubIOp::create(bb, loc, ubs[d], lbs[d]);
-      Value off = arith::SubIOp::create(bb, loc, iv[d], lbs[d]);
+    for (unsigned d = 0; d < par.getNumDims(); ++d) {
+      Value lb = par.getLowerBounds()[d], ub = par.getUpperBounds()[d];
+      Value extent = arith::SubIOp::create(bb, loc, ub, lb);
+      Value off = arith::SubIOp::create(bb, loc, point[d], lb);
       lin = AddOp::create(bb, loc,
                           MulOp::create(bb, loc, lin,
                                         CastOp::create(bb, loc, i64, extent)),
                           CastOp::create(bb, loc, i64, off));
     }
     return lin;
-  };
-  Value first;
-  if (reduce == ReduceKind::max || reduce == ReduceKind::min) {
-    auto find = ParallelForOp::create(b, loc, i64, lbs, ubs, ReduceKind::min);
-    OpBuilder fb = OpBuilder::atBlockEnd(find.getBody());
-    IRMapping mapping;
-    mapping.map(par.getBody()->getArguments(), find.getBody()->getArguments());
-    for (Operation &inner : par.getBody()->without_terminator())
-      fb.clone(inner, mapping);
-    Value v = mapping.lookupOrDefault(
-        par.getBody()->getTerminator()->getOperand(0));
-    Value hit = CmpOp::create(fb, loc, fb.getI1Type(), CmpPredicate::eq, v,
-                              par.getResult());
-    Value none = ConstantOp::create(
-        fb, loc, fb.getI64IntegerAttr(std::numeric_limits<int64_t>::max()));
-    YieldOp::create(fb, loc,
-                    ValueRange{SelectOp::create(
-                        fb, loc, i64, hit,
-                        linear(fb, find.getBody()->getArguments()), none)});
-    first = find.getResult();
   }
-  // The adjoint of what the point at `iv` yields.
-  // reduce(*): the product of the nonzero values and the count of zeros,
-  // so that a zero factor gets the product of the others (Futhark's way)
-  // and nothing divides by zero.
-  Value nonzeroProduct, zeros;
-  if (reduce == ReduceKind::mul) {
-    Type et = par.getType();
-    for (ReduceKind kind : {ReduceKind::mul, ReduceKind::add}) {
-      auto scan = ParallelForOp::create(b, loc, et, lbs, ubs, kind);
-      OpBuilder sb = OpBuilder::atBlockEnd(scan.getBody());
-      IRMapping mapping;
-      mapping.map(par.getBody()->getArguments(), scan.getBody()->getArguments());
-      for (Operation &inner : par.getBody()->without_terminator())
-        sb.clone(inner, mapping);
-      Value v = mapping.lookupOrDefault(
-          par.getBody()->getTerminator()->getOperand(0));
-      Value zero = ConstantOp::create(sb, loc, FloatAttr::get(et, 0));
-      Value one = ConstantOp::create(sb, loc, FloatAttr::get(et, 1));
-      Value isZero = CmpOp::create(sb, loc, sb.getI1Type(), CmpPredicate::eq,
-                                   v, zero);
-      Value term = kind == ReduceKind::mul
-                       ? SelectOp::create(sb, loc, et, isZero, one, v)
-                       : SelectOp::create(sb, loc, et, isZero, one, zero);
-      YieldOp::create(sb, loc, ValueRange{term});
-      (kind == ReduceKind::mul ? nonzeroProduct : zeros) = scan.getResult();
-    }
-  }
-  auto pointAdjoint = [&](ValueRange iv) {
-    return [&, iv](OpBuilder &bb, Value yielded) -> Value {
-      if (reduce == ReduceKind::mul) {
-        // y != 0: g * P / y when no factor is zero; y == 0: g * P when it
-        // is the only zero; else 0.
-        Type et = g.getType();
-        auto cst = [&](double v) {
-          return ConstantOp::create(bb, loc, FloatAttr::get(et, v)).getResult();
-        };
-        auto eq = [&](Value l, Value r) {
-          return CmpOp::create(bb, loc, bb.getI1Type(), CmpPredicate::eq, l, r)
-              .getResult();
-        };
-        Value gp = MulOp::create(bb, loc, g, nonzeroProduct);
-        Value isZero = eq(yielded, cst(0));
-        Value safe = SelectOp::create(bb, loc, et, isZero, cst(1), yielded);
-        Value nonzeroCase = SelectOp::create(
-            bb, loc, et, eq(zeros, cst(0)), DivOp::create(bb, loc, gp, safe),
-            cst(0));
-        Value zeroCase = SelectOp::create(bb, loc, et, eq(zeros, cst(1)), gp,
-                                          cst(0));
-        return SelectOp::create(bb, loc, et, isZero, zeroCase, nonzeroCase);
-      }
-      if (reduce == ReduceKind::none) {
-        SmallVector<Value> at;
-        for (unsigned d = 0; d < rank; ++d)
-          at.push_back(arith::SubIOp::create(bb, loc, iv[d], lbs[d]));
-        return tensor::ExtractOp::create(bb, loc, g, at);
-      }
-      if (!first)
-        return g;
-      Value zero = ConstantOp::create(bb, loc, FloatAttr::get(g.getType(), 0));
-      Value isFirst = CmpOp::create(bb, loc, bb.getI1Type(), CmpPredicate::eq,
-                                    linear(bb, iv), first);
-      return SelectOp::create(bb, loc, g.getType(), isFirst, g, zero);
+
+  /// The adjoint of `yielded`, the value the point `point` yields.
+  Value at(OpBuilder &bb, ValueRange point, Value yielded) {
+    Location loc = par.getLoc();
+    Type et = g.getType();
+    auto cst = [&](double v) -> Value {
+      return ConstantOp::create(bb, loc, FloatAttr::get(et, v));
     };
-  };
-  for (Value c : capturedActive(par)) {
-    auto tensor = dyn_cast<RankedTensorType>(c.getType());
-    if (!tensor) {
-      auto sum = ParallelForOp::create(b, loc, c.getType(), lbs, ubs,
-                                       ReduceKind::add);
-      OpBuilder bb = OpBuilder::atBlockEnd(sum.getBody());
-      FailureOr<Value> adj =
-          sweepParallelBody(par, bb, sum.getBody()->getArguments(),
-                            pointAdjoint(sum.getBody()->getArguments()), c, {});
-      if (failed(adj))
-        return failure();
-      YieldOp::create(bb, loc, ValueRange{*adj});
-      accumulate(loc, c, sum.getResult());
-      continue;
+    auto eq = [&](Value l, Value r) -> Value {
+      return CmpOp::create(bb, loc, bb.getI1Type(), CmpPredicate::eq, l, r);
+    };
+    switch (par.getReduce()) {
+    case ReduceKind::none: {
+      SmallVector<Value> at;
+      for (unsigned d = 0; d < par.getNumDims(); ++d)
+        at.push_back(arith::SubIOp::create(bb, loc, point[d],
+                                           par.getLowerBounds()[d]));
+      return tensor::ExtractOp::create(bb, loc, g, at);
     }
-    SmallVector<Value> zeros, extents;
-    for (int64_t d = 0; d < tensor.getRank(); ++d) {
-      zeros.push_back(arith::ConstantIndexOp::create(b, loc, 0));
-      extents.push_back(tensor::DimOp::create(b, loc, c, d));
+    case ReduceKind::add:
+      return g;
+    case ReduceKind::max:
+    case ReduceKind::min:
+      return SelectOp::create(bb, loc, et, eq(linear(bb, point), first), g,
+                              cst(0));
+    case ReduceKind::mul: {
+      // y != 0: g * P / y when no factor is zero; y == 0: g * P when it is
+      // the only zero; else 0.
+      Value gp = MulOp::create(bb, loc, g, nonzeroProduct);
+      Value isZero = eq(yielded, cst(0));
+      Value safe = SelectOp::create(bb, loc, et, isZero, cst(1), yielded);
+      Value nonzeroCase = SelectOp::create(
+          bb, loc, et, eq(zeros, cst(0)), DivOp::create(bb, loc, gp, safe),
+          cst(0));
+      Value zeroCase =
+          SelectOp::create(bb, loc, et, eq(zeros, cst(1)), gp, cst(0));
+      return SelectOp::create(bb, loc, et, isZero, zeroCase, nonzeroCase);
     }
-    auto gather = ParallelForOp::create(b, loc, tensor, zeros, extents);
-    OpBuilder ob = OpBuilder::atBlockEnd(gather.getBody());
-    SmallVector<Value> element;
-    for (Value u : gather.getBody()->getArguments())
-      element.push_back(CastOp::create(ob, loc, i64, u));
-    if (readsAtItsPoint(par, c)) {
-      // Element u is read only by point u: its adjoint is that point's,
-      // inside the box, and 0 outside it.
-      ValueRange u = gather.getBody()->getArguments();
-      Value inBox;
-      for (unsigned d = 0; d < rank; ++d) {
-        Value ge = arith::CmpIOp::create(ob, loc, arith::CmpIPredicate::sge,
-                                         u[d], lbs[d]);
-        Value lt = arith::CmpIOp::create(ob, loc, arith::CmpIPredicate::slt,
-                                         u[d], ubs[d]);
-        Value both = arith::AndIOp::create(ob, loc, ge, lt);
-        inBox = inBox ? arith::AndIOp::create(ob, loc, inBox, both) : both;
-      }
-      Type et = tensor.getElementType();
-      auto ifIn = scf::IfOp::create(ob, loc, TypeRange{et}, inBox, true);
-      OpBuilder tb = ifIn.getThenBodyBuilder();
-      FailureOr<Value> adj =
-          sweepParallelBody(par, tb, u, pointAdjoint(u), c, element);
-      if (failed(adj))
-        return failure();
-      scf::YieldOp::create(tb, loc, ValueRange{*adj});
-      OpBuilder eb = ifIn.getElseBodyBuilder();
-      scf::YieldOp::create(
-          eb, loc, ValueRange{ConstantOp::create(eb, loc, FloatAttr::get(et, 0))});
-      YieldOp::create(ob, loc, ValueRange{ifIn.getResult(0)});
-      accumulate(loc, c, gather.getResult());
-      continue;
     }
-    par.emitRemark("the adjoint of a read with computed subscripts is a "
-                   "masked gather over the whole tensor");
-    auto sum = ParallelForOp::create(ob, loc, tensor.getElementType(), lbs, ubs,
-                                     ReduceKind::add);
+    llvm_unreachable("unhandled ReduceKind");
+  }
+};
+
+LogicalResult ReverseSweep::visitParallelFor(ParallelForOp par) {
+  PointAdjoint point(b, par, adjoints.lookup(par.getResult()));
+  for (Value c : capturedActive(par))
+    if (failed(parallelInputAdjoint(par, c, point)))
+      return failure();
+  return success();
+}
+
+/// The adjoint of `c`, which `par`'s body reads: a scalar's sums every
+/// point's; a tensor read at each point's own indices takes each element's
+/// from its one reader; any other tensor gets a masked gather.
+LogicalResult ReverseSweep::parallelInputAdjoint(ParallelForOp par, Value c,
+                                                 PointAdjoint &point) {
+  Location loc = par.getLoc();
+  ValueRange lbs = par.getLowerBounds(), ubs = par.getUpperBounds();
+  auto sumOverBox = [&](OpBuilder &ob, Type type, ArrayRef<Value> element)
+      -> FailureOr<Value> {
+    auto sum = ParallelForOp::create(ob, loc, type, lbs, ubs, ReduceKind::add);
     OpBuilder bb = OpBuilder::atBlockEnd(sum.getBody());
-    FailureOr<Value> adj =
-        sweepParallelBody(par, bb, sum.getBody()->getArguments(),
-                          pointAdjoint(sum.getBody()->getArguments()), c,
-                          element);
+    ValueRange p = sum.getBody()->getArguments();
+    auto at = [&](OpBuilder &ab, Value y) { return point.at(ab, p, y); };
+    FailureOr<Value> adj = sweepParallelBody(par, bb, p, at, c, element);
     if (failed(adj))
       return failure();
     YieldOp::create(bb, loc, ValueRange{*adj});
-    YieldOp::create(ob, loc, ValueRange{sum.getResult()});
-    accumulate(loc, c, gather.getResult());
+    return sum.getResult();
+  };
+  auto tensor = dyn_cast<RankedTensorType>(c.getType());
+  if (!tensor) {
+    FailureOr<Value> adj = sumOverBox(b, c.getType(), {});
+    if (failed(adj))
+      return failure();
+    accumulate(loc, c, *adj);
+    return success();
   }
+  SmallVector<Value> zeros, extents;
+  for (int64_t d = 0; d < tensor.getRank(); ++d) {
+    zeros.push_back(arith::ConstantIndexOp::create(b, loc, 0));
+    extents.push_back(tensor::DimOp::create(b, loc, c, d));
+  }
+  auto gather = ParallelForOp::create(b, loc, tensor, zeros, extents);
+  OpBuilder ob = OpBuilder::atBlockEnd(gather.getBody());
+  ValueRange u = gather.getBody()->getArguments();
+  SmallVector<Value> element;
+  for (Value ud : u)
+    element.push_back(CastOp::create(ob, loc, ob.getI64Type(), ud));
+  Type et = tensor.getElementType();
+  FailureOr<Value> adj = failure();
+  if (readsAtItsPoint(par, c)) {
+    // Element u is read only by point u: its adjoint is that point's,
+    // inside the box, and 0 outside it.
+    Value inBox;
+    for (unsigned d = 0; d < par.getNumDims(); ++d) {
+      Value ge = arith::CmpIOp::create(ob, loc, arith::CmpIPredicate::sge,
+                                       u[d], lbs[d]);
+      Value lt = arith::CmpIOp::create(ob, loc, arith::CmpIPredicate::slt,
+                                       u[d], ubs[d]);
+      Value both = arith::AndIOp::create(ob, loc, ge, lt);
+      inBox = inBox ? arith::AndIOp::create(ob, loc, inBox, both) : both;
+    }
+    auto ifIn = scf::IfOp::create(ob, loc, TypeRange{et}, inBox, true);
+    OpBuilder tb = ifIn.getThenBodyBuilder();
+    auto at = [&](OpBuilder &ab, Value y) { return point.at(ab, u, y); };
+    FailureOr<Value> one = sweepParallelBody(par, tb, u, at, c, element);
+    if (failed(one))
+      return failure();
+    scf::YieldOp::create(tb, loc, ValueRange{*one});
+    OpBuilder eb = ifIn.getElseBodyBuilder();
+    scf::YieldOp::create(
+        eb, loc, ValueRange{ConstantOp::create(eb, loc, FloatAttr::get(et, 0))});
+    adj = ifIn.getResult(0);
+  } else {
+    par.emitRemark("the adjoint of a read with computed subscripts is a "
+                   "masked gather over the whole tensor");
+    adj = sumOverBox(ob, et, element);
+    if (failed(adj))
+      return failure();
+  }
+  YieldOp::create(ob, loc, ValueRange{*adj});
+  accumulate(loc, c, gather.getResult());
   return success();
 }

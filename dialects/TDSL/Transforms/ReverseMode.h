@@ -29,6 +29,8 @@ namespace tdsl::ir {
 /// (an infinite element must not make a NaN).
 mlir::Value zerosLike(mlir::OpBuilder &b, mlir::Location loc, mlir::Value like);
 
+struct PointAdjoint;
+
 class ReverseSweep {
 public:
   explicit ReverseSweep(mlir::MLIRContext *ctx) : b(ctx) {}
@@ -73,6 +75,8 @@ private:
   mlir::LogicalResult visitIf(mlir::scf::IfOp ifOp);
   mlir::LogicalResult visitFor(mlir::scf::ForOp forOp);
   mlir::LogicalResult visitParallelFor(ParallelForOp par);
+  mlir::LogicalResult parallelInputAdjoint(ParallelForOp par, mlir::Value c,
+                                           PointAdjoint &point);
   mlir::LogicalResult visit(mlir::Operation *op);
   mlir::LogicalResult visitMatmul(mlir::Operation *op, mlir::Value g);
   mlir::LogicalResult visitIndexGen(mlir::Operation *op, mlir::Value g);
