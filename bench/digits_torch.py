@@ -2,8 +2,9 @@
 """examples/digits_mlp.tdsl against PyTorch, side by side.
 
 PyTorch trains the same 64-128-10 network from the same initial weights
-(TDSL's uniform() is Philox4x32-10; test/Examples/Inputs/philox.py computes
-the same values), on the same 80/20 split, with the same batches in the
+(TDSL's model Mlp(1) draws glorot-uniform weights from Philox4x32-10
+streams; test/Examples/Inputs/philox.py computes the same values), on the
+same 80/20 split with the same standardized pixels, with the same batches in the
 same order, the same loss (mean softmax cross-entropy) and the same
 optimizer (SGD, learning rate 0.05, momentum 0.9 as TDSL writes it:
 v = 0.9 v + g; w = w - 0.05 v). It prints both runs' loss and test accuracy
@@ -44,20 +45,27 @@ def load():
     r = np.arange(NTRAIN)
     train = d[r + r // 4]
     test = d[5 * np.arange(359) + 4]
+    xtr = train[:, :64] / np.float32(16.0)
+    mu = xtr.sum(0) / np.float32(NTRAIN)
+    sd = np.sqrt(((xtr - mu) ** 2).sum(0) / np.float32(NTRAIN)) + np.float32(0.1)
     def split(t):
-        return (torch.from_numpy(t[:, :64] / np.float32(16.0)),
+        x = (t[:, :64] / np.float32(16.0) - mu) / sd
+        return (torch.from_numpy(x.astype(np.float32)),
                 torch.from_numpy(t[:, 64].astype(np.int64)))
     return split(train), split(test)
 
 
 def init():
-    def uniform(shape, seed, scale):
-        n = int(np.prod(shape))
-        u = philox.uniform_f32(seed, np.arange(n)).reshape(shape)
-        return torch.from_numpy(((u - np.float32(0.5)) * np.float32(scale))
+    """Mlp(1): field k draws from the stream 1 + (k + 1) * 0x9E3779B97F4A7C15,
+    glorot-uniform as 2a * u - a in f32, a = sqrt(6 / (fan_in + fan_out))."""
+    def glorot(shape, field):
+        seed = (1 + (field + 1) * 0x9E3779B97F4A7C15) & 0xFFFFFFFFFFFFFFFF
+        a = (6.0 / (shape[0] + shape[1])) ** 0.5
+        u = philox.uniform_f32(seed, np.arange(int(np.prod(shape)))).reshape(shape)
+        return torch.from_numpy((u * np.float32(2 * a) - np.float32(a))
                                 .astype(np.float32))
-    return [uniform((64, 128), 1, 0.35355), torch.zeros(128),
-            uniform((128, 10), 2, 0.41833), torch.zeros(10)]
+    return [glorot((64, 128), 0), torch.zeros(128),
+            glorot((128, 10), 2), torch.zeros(10)]
 
 
 def torch_run(train, test):

@@ -38,7 +38,7 @@ struct TypeSpec {
 struct Expr {
   enum Kind {
     IntLit, FloatLit, BoolLit, StringLit, VarRef, Unary, Binary, Ternary,
-    Call, Index, TensorLit, Reduce, ParallelFor, TypeArg
+    Call, Index, TensorLit, Reduce, ParallelFor, TypeArg, Field
   };
   Expr(Kind kind, llvm::SMLoc loc) : kind(kind), loc(loc) {}
   virtual ~Expr() = default;
@@ -137,6 +137,12 @@ struct CallExpr : Expr {
   FunctionDecl *target = nullptr;
   /// Set by Sema: the built-in called, or None for a user function.
   Builtin builtin = Builtin::None;
+  /// Set by Sema: the model `Mlp(seed)` creates, or null.
+  const ModelDecl *model = nullptr;
+  /// Set by Sema for a call of a generic function: the model each of its
+  /// type parameters stands for (a type parameter of the caller when the
+  /// caller is generic too).
+  std::vector<const ModelDecl *> typeArgs;
   std::string qualifiedName() const {
     return module.empty() ? callee : module + "." + callee;
   }
@@ -191,6 +197,15 @@ struct ParallelForExpr : Expr {
   llvm::SMLoc reduceLoc;
   StmtList body;
   static bool classof(const Expr *e) { return e->kind == ParallelFor; }
+};
+
+/// `m.w1`: a field of a model.
+struct FieldExpr : Expr {
+  FieldExpr(llvm::SMLoc loc, ExprPtr base, std::string field)
+      : Expr(Field, loc), base(std::move(base)), field(std::move(field)) {}
+  ExprPtr base;
+  std::string field;
+  static bool classof(const Expr *e) { return e->kind == Field; }
 };
 
 /// A type used as an argument: `zeros(f32[3, 4])`.
@@ -303,11 +318,48 @@ struct Param {
   TypeSpec type;
 };
 
+/// How a model field starts: `he` and `glorot` scale by the field's fans
+/// (see docs/language.md), `normal(s)` and `uniform(s)` by `scale`.
+enum class InitKind { Zeros, Ones, Normal, Uniform, He, Glorot };
+
+struct ModelField {
+  std::string name;
+  llvm::SMLoc loc;
+  TypeSpec type;
+  InitKind init = InitKind::Zeros;
+  double scale = 1.0;
+  llvm::SMLoc initLoc;
+};
+
+/// `model Mlp { w1: f32[64, 128] = glorot ... }`: a record of named
+/// parameter tensors. A type parameter `<M>` of a generic function is a
+/// ModelDecl too: any model, with no fields known.
+struct ModelDecl {
+  std::string name;
+  std::string module;
+  llvm::SMLoc loc;
+  std::vector<ModelField> fields;
+  bool isTypeParam = false;
+  std::string qualifiedName() const {
+    return module.empty() ? name : module + "." + name;
+  }
+  /// The position of field `name`, or -1.
+  int fieldIndex(llvm::StringRef field) const {
+    for (size_t i = 0; i < fields.size(); ++i)
+      if (fields[i].name == field)
+        return (int)i;
+    return -1;
+  }
+};
+
 struct FunctionDecl {
   std::string name;
   /// The module it lives in (`nn`); empty for the main file.
   std::string module;
   llvm::SMLoc loc;
+  /// `fn sgd<M>(...)`: model type parameters; the function is generated
+  /// once per model it is called with.
+  std::vector<std::unique_ptr<ModelDecl>> typeParams;
   std::vector<Param> params;
   bool hasResult = false;
   TypeSpec result;
@@ -327,6 +379,7 @@ struct ModuleAST {
   std::string name; // empty for the main file
   std::vector<ImportDecl> imports;
   std::vector<std::unique_ptr<FunctionDecl>> functions;
+  std::vector<std::unique_ptr<ModelDecl>> models;
 };
 
 /// Prints the AST in an indented, line-per-node form for `--emit=ast`.

@@ -54,6 +54,8 @@ public:
   void module(const ModuleAST &m) {
     for (const ImportDecl &imp : m.imports)
       line(imp.loc) << "Import " << imp.name << "\n";
+    for (const auto &model : m.models)
+      modelDecl(*model);
     for (const auto &fn : m.functions)
       function(*fn);
   }
@@ -67,8 +69,34 @@ private:
     auto lc = srcMgr.getLineAndColumn(loc);
     return llvm::formatv(" @{0}:{1}", lc.first, lc.second).str();
   }
+  static const char *initName(InitKind k) {
+    switch (k) {
+    case InitKind::Zeros: return "zeros";
+    case InitKind::Ones: return "ones";
+    case InitKind::Normal: return "normal";
+    case InitKind::Uniform: return "uniform";
+    case InitKind::He: return "he";
+    case InitKind::Glorot: return "glorot";
+    }
+    return "?";
+  }
+  void modelDecl(const ModelDecl &m) {
+    os.indent(depth * 2) << "Model " << m.name << at(m.loc) << "\n";
+    for (const ModelField &f : m.fields) {
+      os.indent(depth * 2 + 2) << "Field " << f.name << ": " << f.type.type.str()
+                               << " = " << initName(f.init);
+      if (f.init == InitKind::Normal || f.init == InitKind::Uniform)
+        os << "(" << f.scale << ")";
+      os << at(f.loc) << "\n";
+    }
+  }
   void function(const FunctionDecl &fn) {
-    os.indent(depth * 2) << "Function " << fn.name << "(";
+    os.indent(depth * 2) << "Function " << fn.name;
+    for (size_t i = 0; i < fn.typeParams.size(); ++i)
+      os << (i ? ", " : "<") << fn.typeParams[i]->name;
+    if (!fn.typeParams.empty())
+      os << ">";
+    os << "(";
     for (size_t i = 0; i < fn.params.size(); ++i)
       os << (i ? ", " : "") << fn.params[i].name << ": "
          << fn.params[i].type.type.str();
@@ -193,6 +221,12 @@ private:
     case Expr::TypeArg:
       os << "Type " << llvm::cast<TypeArgExpr>(e).spec.str() << at(e.loc) << "\n";
       return;
+    case Expr::Field: {
+      auto &f = llvm::cast<FieldExpr>(e);
+      os << "Field " << f.field << at(e.loc) << "\n";
+      children({f.base.get()});
+      return;
+    }
     case Expr::Unary: {
       auto &u = llvm::cast<UnaryExpr>(e);
       os << "Unary " << (u.op == UnaryOp::Neg ? "-" : "!") << at(e.loc) << "\n";

@@ -6,6 +6,7 @@
 #include "llvm/Support/SaveAndRestore.h"
 
 #include <cstdlib>
+#include <optional>
 
 using namespace tdsl;
 
@@ -93,7 +94,8 @@ void Parser::skipToStatementEnd() {
 void Parser::skipToDeclaration() {
   consume();
   while (!tok().is(TokenKind::eof) &&
-         !((tok().is(TokenKind::kw_fn) || tok().is(TokenKind::kw_import)) &&
+         !((tok().is(TokenKind::kw_fn) || tok().is(TokenKind::kw_import) ||
+            isModelStart()) &&
            tok().newlineBefore))
     consume();
 }
@@ -102,12 +104,24 @@ void Parser::skipToDeclaration() {
 // Declarations
 //===----------------------------------------------------------------------===//
 
-// module ::= (import | function)*
+/// `model Name {`: `model` is a keyword only there, so it stays usable as a
+/// name.
+bool Parser::isModelStart() const {
+  return tok().is(TokenKind::identifier) && tok().spelling == "model" &&
+         peek().is(TokenKind::identifier) && peek(2).is(TokenKind::l_brace);
+}
+
+// module ::= (import | function | model)*
 std::unique_ptr<ModuleAST> Parser::parseModule() {
   auto module = std::make_unique<ModuleAST>();
   while (!tok().is(TokenKind::eof)) {
     if (tok().is(TokenKind::kw_import)) {
       if (!parseImport(*module))
+        skipToDeclaration();
+    } else if (isModelStart()) {
+      if (auto m = parseModel())
+        module->models.push_back(std::move(m));
+      else
         skipToDeclaration();
     } else if (tok().is(TokenKind::kw_fn)) {
       if (auto fn = parseFunction())
@@ -115,7 +129,7 @@ std::unique_ptr<ModuleAST> Parser::parseModule() {
       else
         skipToDeclaration();
     } else {
-      errorAtToken("expected 'fn' or 'import' at top level, found " +
+      errorAtToken("expected 'fn', 'model' or 'import' at top level, found " +
                    describe(tok()));
       skipToDeclaration();
     }
@@ -123,7 +137,7 @@ std::unique_ptr<ModuleAST> Parser::parseModule() {
   return module;
 }
 
-// repl-input ::= (import | function | statement)*
+// repl-input ::= (import | function | model | statement)*
 bool Parser::parseReplInput(ModuleAST &decls, StmtList &statements) {
   unsigned before = diags.getNumErrors();
   while (!tok().is(TokenKind::eof)) {
@@ -131,6 +145,11 @@ bool Parser::parseReplInput(ModuleAST &decls, StmtList &statements) {
       continue;
     if (tok().is(TokenKind::kw_import)) {
       if (!parseImport(decls))
+        skipToDeclaration();
+    } else if (isModelStart()) {
+      if (auto m = parseModel())
+        decls.models.push_back(std::move(m));
+      else
         skipToDeclaration();
     } else if (tok().is(TokenKind::kw_fn)) {
       if (auto fn = parseFunction())
@@ -162,7 +181,9 @@ bool Parser::parseImport(ModuleAST &module) {
   return expectStatementEnd();
 }
 
-// function ::= 'fn' identifier '(' (param (',' param)*)? ')' ('->' type)? block
+// function ::= 'fn' identifier type-params? '(' (param (',' param)*)? ')'
+//               ('->' type)? block
+// type-params ::= '<' identifier (',' identifier)* '>'
 // param    ::= identifier ':' type
 std::unique_ptr<FunctionDecl> Parser::parseFunction() {
   consume();
@@ -171,6 +192,19 @@ std::unique_ptr<FunctionDecl> Parser::parseFunction() {
   fn->name = tok().spelling.str();
   if (!expect(TokenKind::identifier, "for the function name"))
     return nullptr;
+  if (consumeIf(TokenKind::less)) {
+    do {
+      auto param = std::make_unique<ModelDecl>();
+      param->loc = tok().getLoc();
+      param->name = tok().spelling.str();
+      param->isTypeParam = true;
+      if (!expect(TokenKind::identifier, "for a type parameter"))
+        return nullptr;
+      fn->typeParams.push_back(std::move(param));
+    } while (consumeIf(TokenKind::comma));
+    if (!expect(TokenKind::greater, "to close the type parameters"))
+      return nullptr;
+  }
   if (!expect(TokenKind::l_paren, "after the function name"))
     return nullptr;
   if (!tok().is(TokenKind::r_paren)) {
@@ -203,6 +237,80 @@ std::unique_ptr<FunctionDecl> Parser::parseFunction() {
   return fn;
 }
 
+// model ::= 'model' identifier '{' (field (newline | ';'))* '}'
+// field ::= identifier ':' type '=' init
+// init  ::= 'zeros' | 'ones' | 'he' | 'glorot' | ('normal' | 'uniform') '(' number ')'
+std::unique_ptr<ModelDecl> Parser::parseModel() {
+  consume();
+  auto model = std::make_unique<ModelDecl>();
+  model->loc = tok().getLoc();
+  model->name = tok().spelling.str();
+  consume();
+  llvm::SMLoc open = tok().getLoc();
+  consume(); // '{'
+  while (!tok().is(TokenKind::r_brace)) {
+    if (consumeIf(TokenKind::semicolon))
+      continue;
+    if (tok().is(TokenKind::eof)) {
+      errorExpected("'}' to close the model");
+      diags.note(open, "the model begins here");
+      return nullptr;
+    }
+    ModelField f;
+    f.loc = tok().getLoc();
+    f.name = tok().spelling.str();
+    if (!expect(TokenKind::identifier, "for a field name") ||
+        !expect(TokenKind::colon, "after the field name") ||
+        !parseType(f.type))
+      return nullptr;
+    if (!tok().is(TokenKind::equal)) {
+      errorExpected("'=' and the field's initializer (zeros, ones, he, "
+                    "glorot, normal(scale) or uniform(scale))");
+      return nullptr;
+    }
+    consume();
+    f.initLoc = tok().getLoc();
+    llvm::StringRef init = tok().spelling;
+    std::optional<InitKind> kind =
+        llvm::StringSwitch<std::optional<InitKind>>(init)
+            .Case("zeros", InitKind::Zeros)
+            .Case("ones", InitKind::Ones)
+            .Case("he", InitKind::He)
+            .Case("glorot", InitKind::Glorot)
+            .Case("normal", InitKind::Normal)
+            .Case("uniform", InitKind::Uniform)
+            .Default(std::nullopt);
+    if (!tok().is(TokenKind::identifier) || !kind) {
+      errorExpected("an initializer (zeros, ones, he, glorot, normal(scale) "
+                    "or uniform(scale))");
+      return nullptr;
+    }
+    consume();
+    f.init = *kind;
+    if (f.init == InitKind::Normal || f.init == InitKind::Uniform) {
+      if (!expect(TokenKind::l_paren, "after '" + init.str() + "'"))
+        return nullptr;
+      if (!tok().is(TokenKind::floating) && !tok().is(TokenKind::integer)) {
+        errorExpected("a positive number: the scale of '" + init.str() + "'");
+        return nullptr;
+      }
+      f.scale = std::strtod(tok().spelling.str().c_str(), nullptr);
+      if (!(f.scale > 0)) {
+        errorAtToken("the scale of '" + init + "' must be positive");
+        return nullptr;
+      }
+      consume();
+      if (!expect(TokenKind::r_paren, "after the scale"))
+        return nullptr;
+    }
+    if (!expectStatementEnd())
+      return nullptr;
+    model->fields.push_back(std::move(f));
+  }
+  consume();
+  return model;
+}
+
 static ElemKind elemKindOf(TokenKind k) {
   switch (k) {
   case TokenKind::kw_f16: return ElemKind::F16;
@@ -217,12 +325,18 @@ static ElemKind elemKindOf(TokenKind k) {
   }
 }
 
-// type ::= scalar-type ('[' dim (',' dim)* ']')?
+// type ::= scalar-type ('[' dim (',' dim)* ']')? | identifier (a model)
 // dim  ::= integer | identifier | '?'
 bool Parser::parseType(TypeSpec &spec) {
   spec.loc = tok().getLoc();
+  if (tok().is(TokenKind::identifier)) {
+    spec.type = Type::modelType(tok().spelling, nullptr);
+    consume();
+    return true;
+  }
   if (!tok().isScalarTypeKeyword()) {
-    errorExpected("a type (f16, bf16, f32, f64, i1, i32, i64, u64)");
+    errorExpected("a type (f16, bf16, f32, f64, i1, i32, i64, u64, or a "
+                  "model's name)");
     return false;
   }
   ElemKind elem = elemKindOf(tok().kind);
@@ -709,13 +823,18 @@ ExprPtr Parser::parsePrimary() {
     consume();
     if (tok().is(TokenKind::dot) && peek().is(TokenKind::identifier)) {
       consume();
+      // `m.w1` reads a field of a model; `nn.relu(x)` calls into a module.
+      if (!peek().is(TokenKind::l_paren)) {
+        llvm::SMLoc fieldLoc = tok().getLoc();
+        std::string field = tok().spelling.str();
+        consume();
+        return std::make_unique<FieldExpr>(
+            fieldLoc, std::make_unique<VarRefExpr>(loc, t.spelling.str()),
+            field);
+      }
       auto call = std::make_unique<CallExpr>(loc, t.spelling.str(),
                                              tok().spelling.str());
       consume();
-      if (!tok().is(TokenKind::l_paren)) {
-        errorExpected("'(' to call '" + call->qualifiedName() + "'");
-        return nullptr;
-      }
       return parseCallArgs(std::move(call));
     }
     if (tok().is(TokenKind::l_paren))

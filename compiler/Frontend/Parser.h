@@ -27,6 +27,8 @@ public:
 private:
   // Declarations.
   std::unique_ptr<FunctionDecl> parseFunction();
+  bool isModelStart() const;
+  std::unique_ptr<ModelDecl> parseModel();
   bool parseImport(ModuleAST &module);
   bool parseType(TypeSpec &spec);
   bool parseTypeAfterElem(TypeSpec &spec, ElemKind elem);

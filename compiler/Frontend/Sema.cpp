@@ -21,7 +21,8 @@ using namespace tdsl::sema;
 /// The least type of which `a` and `b` are both instances: dimensions that
 /// differ become `?`. False when the element kinds or ranks differ.
 static bool joinTypes(const Type &a, const Type &b, Type &out) {
-  if (a.elem != b.elem || a.isTensor != b.isTensor || a.rank() != b.rank())
+  if (a.elem != b.elem || a.isTensor != b.isTensor || a.rank() != b.rank() ||
+      !sameModel(a, b))
     return false;
   out = a;
   for (unsigned d = 0; d < a.rank(); ++d)
@@ -36,13 +37,17 @@ bool tdsl::checkProgram(Program &program, DiagEngine &diags) {
 
 bool Checker::run() {
   unsigned before = diags.getNumErrors();
-  for (ModuleAST *m : program.modules())
+  for (ModuleAST *m : program.modules()) {
     collectFunctions(*m);
+    collectModels(*m);
+  }
   for (ModuleAST *m : program.modules()) {
     importedModules.clear();
     for (const ImportDecl &imp : m->imports)
       importedModules.insert(imp.name);
     currentModule = m->name;
+    for (auto &model : m->models)
+      checkModelDecl(*model);
     for (auto &fn : m->functions)
       checkSignature(*fn);
     for (auto &fn : m->functions)
@@ -117,6 +122,14 @@ void Checker::popScope() {
 //===----------------------------------------------------------------------===//
 
 void Checker::checkSignature(FunctionDecl &fn) {
+  currentFn = &fn;
+  for (Param &p : fn.params)
+    if (!resolveModel(p.type.type, p.type.loc))
+      p.type.type = Type::error();
+  if (fn.hasResult && !resolveModel(fn.result.type, fn.result.loc))
+    fn.result.type = Type::error();
+  checkTypeParams(fn);
+  currentFn = nullptr;
   llvm::StringMap<SMLoc> names;
   for (Param &p : fn.params) {
     auto [it, inserted] = names.try_emplace(p.name, p.loc);
@@ -215,10 +228,10 @@ void Checker::checkBlock(StmtList &body, bool isFunctionBody,
           continue;
         t = ret->value->type;
         bool ok = t.elem == want.elem && t.isTensor == want.isTensor &&
-                  t.rank() == want.rank();
+                  t.rank() == want.rank() && sameModel(t, want);
         for (unsigned d = 0; ok && d < t.rank(); ++d)
           ok = t.shape[d].compatible(want.shape[d]);
-        if (!ok) {
+        if (!ok && !want.isError()) {
           diags.error(ret->value->loc, "returning a value of type " + t.str() +
                                            " from a function declared to "
                                            "return " + want.str());
@@ -386,7 +399,7 @@ void Checker::checkLet(LetStmt &let) {
       return bindError();
     t = let.value->type;
     bool ok = t.elem == want.elem && t.isTensor == want.isTensor &&
-              t.rank() == want.rank();
+              t.rank() == want.rank() && sameModel(t, want);
     for (unsigned d = 0; ok && d < t.rank(); ++d)
       ok = t.shape[d].compatible(want.shape[d]);
     if (!ok) {
@@ -656,6 +669,9 @@ Type Checker::check(Expr &e) {
                        "zeros, ones, full, arange, uniform, normal and load");
     t = Type::error();
     break;
+  case Expr::Field:
+    t = checkField(llvm::cast<FieldExpr>(e));
+    break;
   }
   e.type = t;
   return t;
@@ -664,7 +680,13 @@ Type Checker::check(Expr &e) {
 Type Checker::checkVarRef(VarRefExpr &e) {
   VarInfo *v = lookup(e.name);
   if (!v) {
-    if (functions.count(e.name) || isBuiltinName(e.name))
+    if (const ModelDecl *m = lookupModel(e.name))
+      diags.error(e.loc, "'" + e.name + "' is a model type, not a value; " +
+                             (m->isTypeParam ? "use zeros(" + e.name + ")"
+                                             : "create one with " + e.name +
+                                                   "(seed) or zeros(" +
+                                                   e.name + ")"));
+    else if (functions.count(e.name) || isBuiltinName(e.name))
       diags.error(e.loc, "'" + e.name + "' is a function; call it with (...)");
     else
       diags.error(e.loc, "use of undeclared name '" + e.name + "'");
@@ -686,6 +708,8 @@ Type Checker::checkVarRef(VarRefExpr &e) {
 Type Checker::checkUnary(UnaryExpr &e) {
   Type t = check(*e.operand);
   if (t.isError())
+    return t;
+  if (e.op == UnaryOp::Neg && t.isModel())
     return t;
   if (e.op == UnaryOp::Neg) {
     if (!isNumericKind(t.elem) || t.elem == ElemKind::U64) {
@@ -769,6 +793,8 @@ Type Checker::checkBinary(BinaryExpr &e) {
   Type b = check(*e.rhs);
   if (a.isError() || b.isError())
     return Type::error();
+  if (a.isModel() || b.isModel())
+    return checkModelBinary(e);
   std::string what = ("'" + Twine(getBinaryOpSpelling(e.op)) + "'").str();
   ElemKind elem;
   if (!unifyElem(*e.lhs, *e.rhs, elem, e.loc, what))
@@ -841,6 +867,17 @@ Type Checker::checkTernary(TernaryExpr &e) {
   if (c.elem != ElemKind::I1) {
     diags.error(e.cond->loc, "condition of '?:' must be i1, not " + c.str());
     return Type::error();
+  }
+  if (a.isModel() || b.isModel()) {
+    if (c.isTensor || a != b) {
+      diags.error(e.loc, c.isTensor ? "'?:' between models needs a scalar "
+                                      "condition, not " + c.str()
+                                    : "'?:' between " + a.str() + " and " +
+                                          b.str() + ": both must be the same "
+                                                    "kind of model");
+      return Type::error();
+    }
+    return a;
   }
   ElemKind elem;
   if (!unifyElem(*e.thenExpr, *e.elseExpr, elem, e.loc, "'?:'"))
@@ -952,7 +989,8 @@ Type Checker::checkParallelFor(ParallelForExpr &e) {
   }
   if (yieldType.isError())
     return yieldType;
-  if (yieldType.isTensor || yieldType.elem == ElemKind::String) {
+  if (yieldType.isTensor || yieldType.isModel() ||
+      yieldType.elem == ElemKind::String) {
     diags.error(e.loc, "a 'parallel for' yields a scalar per iteration, not " +
                            yieldType.str());
     return Type::error();
@@ -1033,6 +1071,9 @@ Type Checker::checkCall(CallExpr &e) {
     return checkUserCall(e, *fn);
   if (isBuiltinName(e.callee))
     return checkBuiltin(e);
+  if (!lookup(e.callee))
+    if (const ModelDecl *m = lookupModel(e.callee))
+      return checkModelCreation(e, *m);
   if (VarInfo *v = lookup(e.callee)) {
     v->used = true;
     diags.error(e.loc, "'" + e.callee + "' is a variable of type " +
@@ -1057,14 +1098,15 @@ Type Checker::checkUserCall(CallExpr &e, FunctionDecl &fn) {
   bool ok = true;
   for (CallArg &a : e.args)
     ok &= !check(*a.value).isError();
-  return matchCall(e.loc, e.args, fn, ok);
+  return matchCall(e.loc, e.args, fn, ok, e.typeArgs);
 }
 
 /// The result type of calling `fn` with `args` (already checked; `argsOk`
 /// when none had an error): literals take the parameters' types, and each
 /// dimension name of the signature binds to the arguments' dimensions.
 Type Checker::matchCall(SMLoc loc, llvm::MutableArrayRef<CallArg> args,
-                        FunctionDecl &fn, bool argsOk) {
+                        FunctionDecl &fn, bool argsOk,
+                        std::vector<const ModelDecl *> &typeArgs) {
   if (args.size() != fn.params.size()) {
     diags.error(loc, "'" + fn.qualifiedName() + "' takes " +
                            Twine(fn.params.size()) + " argument" +
@@ -1082,15 +1124,44 @@ Type Checker::matchCall(SMLoc loc, llvm::MutableArrayRef<CallArg> args,
     unsigned arg;
   };
   llvm::StringMap<Binding> bound;
+  typeArgs.assign(fn.typeParams.size(), nullptr);
+  // The model type parameter `m` stands for at this call.
+  auto boundModel = [&](const ModelDecl *m) -> const ModelDecl *& {
+    for (size_t k = 0; k < fn.typeParams.size(); ++k)
+      if (fn.typeParams[k].get() == m)
+        return typeArgs[k];
+    llvm_unreachable("not a type parameter of the callee");
+  };
   for (unsigned i = 0; i < args.size(); ++i) {
     Expr &arg = *args[i].value;
     const Param &p = fn.params[i];
     const Type &want = p.type.type;
     std::string argDesc = ("argument " + Twine(i + 1) + " ('" + p.name + "') of '" +
                            fn.qualifiedName() + "'").str();
+    if (want.isError())
+      return Type::error();
+    if (want.isModel() && want.model->isTypeParam) {
+      const ModelDecl *&slot = boundModel(want.model);
+      if (!arg.type.isModel() || (slot && slot != arg.type.model)) {
+        diags.error(arg.loc, argDesc + " must be a model" +
+                                 (slot ? " of type " + slot->name : "") +
+                                 ", not " + arg.type.str());
+        diags.note(p.loc, "parameter declared here, of type parameter '" +
+                              want.str() + "'");
+        return Type::error();
+      }
+      slot = arg.type.model;
+      continue;
+    }
     if (isLiteralKind(arg.type.elem) && !coerce(arg, want.elem, argDesc))
       return Type::error();
     const Type &got = arg.type;
+    if (!sameModel(got, want)) {
+      diags.error(arg.loc, argDesc + " must have type " + want.str() +
+                               ", not " + got.str());
+      diags.note(p.loc, "parameter declared here");
+      return Type::error();
+    }
     if (got.elem != want.elem || got.isTensor != want.isTensor ||
         got.rank() != want.rank()) {
       diags.error(arg.loc, argDesc + " must have type " + want.str() +
@@ -1141,6 +1212,10 @@ Type Checker::matchCall(SMLoc loc, llvm::MutableArrayRef<CallArg> args,
   if (!fn.hasResult)
     return Type::voidTy();
   Type r = fn.result.type;
+  if (r.isModel() && r.model->isTypeParam) {
+    const ModelDecl *m = boundModel(r.model);
+    return Type::modelType(m->name, m);
+  }
   for (Dim &d : r.shape)
     if (d.kind == Dim::Symbol) {
       auto it = bound.find(d.symbol);

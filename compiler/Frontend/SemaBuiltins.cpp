@@ -89,6 +89,15 @@ Type Checker::checkBuiltin(CallExpr &e) {
       a.value->type = Type::scalar(ElemKind::String);
       continue;
     }
+    // A model's name is a type argument: zeros(Mlp), load("ckpt/", Mlp).
+    if (auto *ref = llvm::dyn_cast<VarRefExpr>(a.value.get());
+        ref && !lookup(ref->name))
+      if (const ModelDecl *m = lookupModel(ref->name)) {
+        a.value = std::make_unique<TypeArgExpr>(
+            ref->loc, Type::modelType(m->name, m));
+        a.value->type = Type::voidTy();
+        continue;
+      }
     argError |= check(*a.value).isError();
   }
   if (argError)
@@ -162,6 +171,8 @@ Type Checker::checkMathBuiltin(CallExpr &e) {
   if (!builtinValueArg(e, 0, "a number or a tensor"))
     return Type::error();
   Expr &a = *e.args[0].value;
+  if (a.type.isModel())
+    return a.type; // field by field; fields are floating-point
   if (isLiteralKind(a.type.elem))
     settle(a, floatMath ? ElemKind::F32 : defaultKind(a.type.elem));
   if (!isNumericKind(a.type.elem) || (floatMath && !isFloatKind(a.type.elem))) {
@@ -181,6 +192,8 @@ Type Checker::checkBinaryBuiltin(CallExpr &e) {
       !builtinValueArg(e, 1, "a number or a tensor"))
     return Type::error();
   Expr &a = *e.args[0].value, &b = *e.args[1].value;
+  if (a.type.isModel() || b.type.isModel())
+    return checkModelOperands(a, b, e.loc, "'" + name.str() + "'");
   ElemKind elem;
   if (!unifyElem(a, b, elem, e.loc, "'" + name.str() + "'"))
     return Type::error();
@@ -247,6 +260,19 @@ Type Checker::checkFill(CallExpr &e) {
   Type t = typeArg(e, 0);
   if (!resolveTypeArg(t, e.args[0].value->loc, false))
     return Type::error();
+  if (isFull && t.isModel()) {
+    if (!builtinValueArg(e, 1, "a scalar"))
+      return Type::error();
+    Expr &v = *e.args[1].value;
+    if (isLiteralKind(v.type.elem))
+      settle(v, ElemKind::F32);
+    if (v.type.isTensor || !isFloatKind(v.type.elem)) {
+      diags.error(v.loc, "the fill value of a model must be a floating-point "
+                         "scalar, not " + v.type.str());
+      return Type::error();
+    }
+    return t;
+  }
   if (isFull) {
     if (!builtinValueArg(e, 1, "a scalar"))
       return Type::error();
@@ -372,11 +398,14 @@ Type Checker::checkLoad(CallExpr &e) {
                                           "' must be a string literal");
     return Type::error();
   }
+  if (!csv && isTypeArg(e, 1) && typeArg(e, 1).isModel())
+    return typeArg(e, 1); // one .npy file per field
   if (!isTypeArg(e, 1) || !typeArg(e, 1).isTensor) {
     diags.error(e.args[1].value->loc,
                 "'" + name + "' needs the tensor type it reads, e.g. " +
                     (csv ? "load_csv(\"table.csv\", f32[?, 65])"
-                         : "load(\"x.npy\", f32[?, 64])"));
+                         : "load(\"x.npy\", f32[?, 64]), or a model's "
+                           "name"));
     return Type::error();
   }
   Type t = typeArg(e, 1);
@@ -406,8 +435,9 @@ Type Checker::checkSave(CallExpr &e) {
   if (!builtinValueArg(e, 1, "a tensor"))
     return Type::error();
   Expr &v = *e.args[1].value;
-  if (!v.type.isTensor) {
-    diags.error(v.loc, "'save' writes a tensor, not " + v.type.str());
+  if (!v.type.isTensor && !v.type.isModel()) {
+    diags.error(v.loc, "'save' writes a tensor or a model, not " +
+                           v.type.str());
     return Type::error();
   }
   return Type::voidTy();
@@ -436,7 +466,7 @@ Type Checker::checkGrad(CallExpr &e) {
     return Type::error();
   }
   auto args = llvm::MutableArrayRef<CallArg>(e.args).drop_front();
-  Type result = matchCall(e.loc, args, *fn, true);
+  Type result = matchCall(e.loc, args, *fn, true, e.typeArgs);
   if (result.isError())
     return result;
   if (!fn->hasResult || result.isTensor ||
@@ -448,10 +478,10 @@ Type Checker::checkGrad(CallExpr &e) {
     return Type::error();
   }
   const Type &wrt = fn->params[0].type.type;
-  if (!isFloatKind(wrt.elem)) {
+  if (!isFloatKind(wrt.elem) && !wrt.isModel()) {
     diags.error(args[0].value->loc,
                 "'grad' differentiates with respect to the first argument, "
-                "which must be floating-point, not " + wrt.str());
+                "which must be floating-point or a model, not " + wrt.str());
     diags.note(fn->params[0].loc, "parameter declared here");
     return Type::error();
   }

@@ -31,6 +31,11 @@ inline bool isLiteralKind(ElemKind k) {
   return k == ElemKind::IntLit || k == ElemKind::FloatLit;
 }
 
+/// Both of the same kind of model, or neither a model.
+inline bool sameModel(const Type &a, const Type &b) {
+  return a.isModel() == b.isModel() && (!a.isModel() || a.model == b.model);
+}
+
 struct VarInfo {
   Type type;
   SMLoc loc;
@@ -70,6 +75,11 @@ public:
 private:
   // Declarations.
   void collectFunctions(ModuleAST &module);
+  void collectModels(ModuleAST &module);
+  void checkModelDecl(ModelDecl &m);
+  void checkTypeParams(FunctionDecl &fn);
+  const ModelDecl *lookupModel(StringRef name);
+  bool resolveModel(Type &t, SMLoc loc);
   void checkSignature(FunctionDecl &fn);
   void checkFunction(FunctionDecl &fn);
 
@@ -98,10 +108,15 @@ private:
   Type checkUnary(UnaryExpr &e);
   Type checkBinary(BinaryExpr &e);
   Type checkTernary(TernaryExpr &e);
+  Type checkField(FieldExpr &e);
+  Type checkModelOperands(Expr &a, Expr &b, SMLoc loc, StringRef what);
+  Type checkModelBinary(BinaryExpr &e);
+  Type checkModelCreation(CallExpr &e, const ModelDecl &m);
   Type checkCall(CallExpr &e);
   Type checkUserCall(CallExpr &e, FunctionDecl &fn);
   Type matchCall(SMLoc loc, llvm::MutableArrayRef<CallArg> args,
-                 FunctionDecl &fn, bool argsOk);
+                 FunctionDecl &fn, bool argsOk,
+                 std::vector<const ModelDecl *> &typeArgs);
   FunctionDecl *lookupFunction(StringRef name);
   Type checkBuiltin(CallExpr &e);
   void reportBuiltinArity(CallExpr &e, unsigned lo, unsigned hi);
@@ -147,6 +162,7 @@ private:
   Program &program;
   DiagEngine &diags;
   llvm::StringMap<FunctionDecl *> functions;
+  llvm::StringMap<ModelDecl *> models;
   llvm::StringSet<> importedModules;
   std::string currentModule;
   FunctionDecl *currentFn = nullptr;

@@ -342,7 +342,11 @@ void Checker::warnConstantTerms(ReduceExpr &e) {
 Type Checker::checkIndex(IndexExpr &e) {
   Type base = check(*e.base);
   bool ok = !base.isError();
-  if (ok && !base.isTensor) {
+  if (ok && base.isModel()) {
+    diags.error(e.loc, "cannot subscript a model of type " + base.str() +
+                           "; subscript one of its fields, e.g. m.w1[0, 0]");
+    ok = false;
+  } else if (ok && !base.isTensor) {
     diags.error(e.loc, "cannot subscript a value of scalar type " + base.str());
     ok = false;
   }

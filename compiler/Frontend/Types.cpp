@@ -17,6 +17,7 @@ const char *tdsl::getElemKindName(ElemKind k) {
   case ElemKind::FloatLit: return "float literal";
   case ElemKind::String: return "string";
   case ElemKind::Void: return "nothing";
+  case ElemKind::Model: return "model";
   case ElemKind::Error: return "<error>";
   }
   return "<error>";
@@ -32,6 +33,8 @@ std::string Dim::str() const {
 }
 
 std::string Type::str() const {
+  if (isModel())
+    return modelName;
   std::string s = getElemKindName(elem);
   if (!isTensor)
     return s;

@@ -12,12 +12,15 @@
 
 namespace tdsl {
 
+struct ModelDecl;
+
 /// Element kinds. `IntLit`/`FloatLit` are the types of untyped numeric
 /// literals, which take the type of the other operand (as in Go); `Void`,
-/// `String` and `Error` never reach MLIRGen as value types.
+/// `String` and `Error` never reach MLIRGen as value types. `Model` marks a
+/// model (a record of parameter tensors), which is not a tensor.
 enum class ElemKind {
   F16, BF16, F32, F64, I1, I32, I64, U64,
-  IntLit, FloatLit, String, Void, Error
+  IntLit, FloatLit, String, Void, Model, Error
 };
 
 const char *getElemKindName(ElemKind k);
@@ -75,11 +78,16 @@ struct Dim {
   std::string str() const;
 };
 
-/// The type of a .tdsl value: a scalar, or a tensor of scalars.
+/// The type of a .tdsl value: a scalar, a tensor of scalars, or a model.
 struct Type {
   ElemKind elem = ElemKind::Error;
   bool isTensor = false;
   llvm::SmallVector<Dim, 4> shape;
+  /// For a model: its name as written, and its declaration once Sema has
+  /// resolved the name (a type parameter `M` of a generic function is a
+  /// declaration too, with no fields).
+  std::string modelName;
+  const ModelDecl *model = nullptr;
 
   static Type scalar(ElemKind k) {
     Type t;
@@ -93,12 +101,20 @@ struct Type {
     t.shape.assign(dims.begin(), dims.end());
     return t;
   }
+  static Type modelType(llvm::StringRef name, const ModelDecl *decl) {
+    Type t;
+    t.elem = ElemKind::Model;
+    t.modelName = name.str();
+    t.model = decl;
+    return t;
+  }
   static Type error() { return scalar(ElemKind::Error); }
   static Type voidTy() { return scalar(ElemKind::Void); }
 
   bool isError() const { return elem == ElemKind::Error; }
   bool isVoid() const { return elem == ElemKind::Void; }
-  bool isScalar() const { return !isTensor; }
+  bool isModel() const { return elem == ElemKind::Model; }
+  bool isScalar() const { return !isTensor && !isModel(); }
   unsigned rank() const { return shape.size(); }
   Type withElem(ElemKind k) const {
     Type t = *this;
@@ -110,13 +126,15 @@ struct Type {
   bool operator==(const Type &o) const {
     if (elem != o.elem || isTensor != o.isTensor || shape.size() != o.shape.size())
       return false;
+    if (isModel())
+      return model ? model == o.model : modelName == o.modelName;
     for (unsigned i = 0; i < shape.size(); ++i)
       if (!(shape[i] == o.shape[i]))
         return false;
     return true;
   }
   bool operator!=(const Type &o) const { return !(*this == o); }
-  /// `f32`, `f32[M, 4, ?]`.
+  /// `f32`, `f32[M, 4, ?]`, `Mlp`.
   std::string str() const;
 };
 

@@ -16,6 +16,7 @@
 
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/StringMap.h"
+#include "llvm/ADT/StringSet.h"
 
 namespace tdsl::mlirgen {
 
@@ -84,7 +85,7 @@ private:
   }
 
   // Declarations and statements.
-  void genFunction(FunctionDecl &fn);
+  void genFunction(FunctionDecl &fn, llvm::StringRef symName = {});
   bool genBlock(StmtList &body, Env &env);
   bool genStmt(Stmt &s, Env &env);
   bool genUpdate(IndexDefStmt &def, Env &env);
@@ -105,6 +106,40 @@ private:
   mlir::Value genRandom(CallExpr &e, Env &env);
   void genPrint(CallExpr &e, Env &env);
   mlir::Value genGrad(CallExpr &e, Env &env);
+  mlir::Value mathOp(Builtin op, mlir::Location l, mlir::Type rt,
+                     llvm::ArrayRef<mlir::Value> args);
+  bool genUserCall(CallExpr &e, Env &env,
+                   llvm::SmallVectorImpl<mlir::Value> &out);
+  bool genGradValues(CallExpr &e, Env &env,
+                     llvm::SmallVectorImpl<mlir::Value> &out);
+
+  // Models (MLIRGenModels.cpp): one value per field.
+  const ModelDecl *concrete(const ModelDecl *m) const;
+  void flatTypes(const Type &t, llvm::SmallVectorImpl<mlir::Type> &out);
+  void bindValues(Env &env, llvm::StringRef name, const Type &t,
+                  llvm::ArrayRef<mlir::Value> values);
+  void lookupValues(Env &env, llvm::StringRef name, const Type &t,
+                    llvm::SmallVectorImpl<mlir::Value> &out);
+  bool genValues(Expr &e, Env &env, llvm::SmallVectorImpl<mlir::Value> &out);
+  bool genModel(Expr &e, Env &env, llvm::SmallVectorImpl<mlir::Value> &out);
+  bool modelOperand(Expr &e, const ModelDecl &m, Env &env,
+                    llvm::SmallVectorImpl<mlir::Value> &out);
+  bool genFieldwise(
+      llvm::ArrayRef<Expr *> operands, const ModelDecl &m, mlir::Location l,
+      Env &env, llvm::SmallVectorImpl<mlir::Value> &out,
+      llvm::function_ref<mlir::Value(mlir::Type, llvm::ArrayRef<mlir::Value>)>
+          op);
+  bool genModelCall(CallExpr &e, const ModelDecl &m, Env &env,
+                    llvm::SmallVectorImpl<mlir::Value> &out);
+  bool genModelInit(CallExpr &e, const ModelDecl &m, Env &env,
+                    llvm::SmallVectorImpl<mlir::Value> &out);
+  std::string instantiate(FunctionDecl &fn,
+                          llvm::ArrayRef<const ModelDecl *> typeArgs);
+  /// The names and types a `for` or `if` carries, a model's per field.
+  void expandCarried(llvm::ArrayRef<std::string> names,
+                     llvm::ArrayRef<Type> types,
+                     llvm::SmallVectorImpl<std::string> &keys,
+                     llvm::SmallVectorImpl<mlir::Type> &flat);
   mlir::Value genTensorLit(TensorLitExpr &e);
   mlir::Value genParallelFor(ParallelForExpr &e, Env &env);
   mlir::Value genSubscript(IndexExpr &e, Env &env);
@@ -143,6 +178,10 @@ private:
   mlir::OpBuilder builder;
   mlir::ModuleOp module;
   FunctionDecl *currentFn = nullptr;
+  /// While a generic function is generated: the model each of its type
+  /// parameters stands for.
+  llvm::DenseMap<const ModelDecl *, const ModelDecl *> subst;
+  llvm::StringSet<> instances;
   std::vector<IndexFrame *> indexFrames;
   bool failed = false;
 };

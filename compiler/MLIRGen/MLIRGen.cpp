@@ -50,9 +50,11 @@ mlir::OwningOpRef<mlir::ModuleOp> Generator::run() {
                                      ? SMLoc()
                                      : program.main->functions.front()->loc));
   module = *owned;
+  // A generic function is generated when a call instantiates it.
   for (ModuleAST *m : program.modules())
     for (auto &fn : m->functions)
-      genFunction(*fn);
+      if (fn->typeParams.empty())
+        genFunction(*fn);
   if (failed)
     return nullptr;
   if (mlir::failed(mlir::verify(*owned))) {
@@ -155,18 +157,22 @@ void Generator::checkSymbolicDims(mlir::Value v, const Type &type, Env &env,
 // Functions and statements
 //===----------------------------------------------------------------------===//
 
-void Generator::genFunction(FunctionDecl &fn) {
+void Generator::genFunction(FunctionDecl &fn, llvm::StringRef symName) {
   currentFn = &fn;
   llvm::SmallVector<mlir::Type> argTypes;
-  for (Param &p : fn.params)
-    argTypes.push_back(toMLIR(p.type.type));
+  // The first block argument of each parameter (a model has one per field).
+  llvm::SmallVector<unsigned> firstArg;
+  for (Param &p : fn.params) {
+    firstArg.push_back(argTypes.size());
+    flatTypes(p.type.type, argTypes);
+  }
   llvm::SmallVector<mlir::Type> resultTypes;
   if (fn.hasResult)
-    resultTypes.push_back(toMLIR(fn.result.type));
+    flatTypes(fn.result.type, resultTypes);
   mlir::Location l = loc(fn.loc);
   builder.setInsertionPointToEnd(module.getBody());
   auto func = mlir::func::FuncOp::create(
-      builder, l, fn.qualifiedName(),
+      builder, l, symName.empty() ? fn.qualifiedName() : symName.str(),
       builder.getFunctionType(argTypes, resultTypes));
   if (fn.name != "main" || !fn.module.empty())
     func.setPrivate();
@@ -174,8 +180,10 @@ void Generator::genFunction(FunctionDecl &fn) {
   builder.setInsertionPointToStart(entry);
 
   Env env;
+  llvm::SmallVector<mlir::Value> args(entry->getArguments());
   for (unsigned i = 0; i < fn.params.size(); ++i)
-    env[fn.params[i].name] = entry->getArgument(i);
+    bindValues(env, fn.params[i].name, fn.params[i].type.type,
+               llvm::ArrayRef(args).drop_front(firstArg[i]));
   // Dimension names become i64 values; a name used twice is checked at run
   // time when the compiler cannot prove the extents equal.
   for (unsigned i = 0; i < fn.params.size(); ++i) {
@@ -185,8 +193,8 @@ void Generator::genFunction(FunctionDecl &fn) {
       if (dim.kind != Dim::Symbol)
         continue;
       mlir::Location dl = loc(dim.origin);
-      mlir::Value size =
-          mlir::tensor::DimOp::create(builder, dl, entry->getArgument(i), d);
+      mlir::Value size = mlir::tensor::DimOp::create(
+          builder, dl, entry->getArgument(firstArg[i]), d);
       auto it = env.find(dim.symbol);
       if (it == env.end()) {
         env[dim.symbol] = toI64(size, dl);
@@ -219,6 +227,13 @@ bool Generator::genStmt(Stmt &s, Env &env) {
   switch (s.kind) {
   case Stmt::Let: {
     auto &let = llvm::cast<LetStmt>(s);
+    if (let.value->type.isModel()) {
+      llvm::SmallVector<mlir::Value> fields;
+      if (!genModel(*let.value, env, fields))
+        return false;
+      bindValues(env, let.name, let.value->type, fields);
+      return true;
+    }
     mlir::Value v = gen(*let.value, env);
     if (!v)
       return false;
@@ -250,6 +265,13 @@ bool Generator::genStmt(Stmt &s, Env &env) {
       mlir::func::ReturnOp::create(builder, l);
       return true;
     }
+    if (ret.value->type.isModel()) {
+      llvm::SmallVector<mlir::Value> fields;
+      if (!genModel(*ret.value, env, fields))
+        return false;
+      mlir::func::ReturnOp::create(builder, l, fields);
+      return true;
+    }
     mlir::Value v = gen(*ret.value, env);
     if (!v)
       return false;
@@ -263,8 +285,14 @@ bool Generator::genStmt(Stmt &s, Env &env) {
     return genFor(llvm::cast<ForStmt>(s), env);
   case Stmt::If:
     return genIf(llvm::cast<IfStmt>(s), env);
-  case Stmt::ExprStmt:
-    return gen(*llvm::cast<ExprStmt>(s).expr, env) || !failed;
+  case Stmt::ExprStmt: {
+    Expr &e = *llvm::cast<ExprStmt>(s).expr;
+    if (e.type.isModel()) {
+      llvm::SmallVector<mlir::Value> unused;
+      return genModel(e, env, unused);
+    }
+    return gen(e, env) || !failed;
+  }
   case Stmt::Yield:
     return true; // emitted by genParallelFor
   }
@@ -353,16 +381,19 @@ bool Generator::genFor(ForStmt &f, Env &env) {
   mlir::Value step = mlir::arith::ConstantIndexOp::create(builder, l, 1);
   // Each carried value has the loop's type for it (wider than the initial
   // value's when sizes change between iterations).
+  llvm::SmallVector<std::string> keys;
+  llvm::SmallVector<mlir::Type> types;
+  expandCarried(f.carried, f.carriedTypes, keys, types);
   llvm::SmallVector<mlir::Value> init;
-  for (unsigned i = 0; i < f.carried.size(); ++i)
-    init.push_back(castTo(env.lookup(f.carried[i]), toMLIR(f.carriedTypes[i]), l));
+  for (auto [key, type] : llvm::zip(keys, types))
+    init.push_back(castTo(env.lookup(key), type, l));
   auto loop = mlir::scf::ForOp::create(builder, l, lo, hi, step, init);
   mlir::OpBuilder::InsertionGuard guard(builder);
   builder.setInsertionPointToStart(loop.getBody());
   Env inner = env;
   inner[f.range.var.name] = toI64(loop.getInductionVar(), loc(f.range.var.loc));
-  for (unsigned i = 0; i < f.carried.size(); ++i)
-    inner[f.carried[i]] = loop.getRegionIterArgs()[i];
+  for (auto [key, arg] : llvm::zip(keys, loop.getRegionIterArgs()))
+    inner[key] = arg;
   if (!genBlock(f.body, inner))
     return false;
   // scf.for built with init values already has a terminator when empty.
@@ -373,13 +404,29 @@ bool Generator::genFor(ForStmt &f, Env &env) {
   // A rebound value may have a more or less static shape than the carried
   // one (index notation results know fewer extents).
   llvm::SmallVector<mlir::Value> yielded;
-  for (unsigned i = 0; i < f.carried.size(); ++i)
-    yielded.push_back(castTo(inner.lookup(f.carried[i]),
-                             loop.getRegionIterArgs()[i].getType(), l));
+  for (auto [key, type] : llvm::zip(keys, types))
+    yielded.push_back(castTo(inner.lookup(key), type, l));
   mlir::scf::YieldOp::create(builder, l, yielded);
-  for (unsigned i = 0; i < f.carried.size(); ++i)
-    env[f.carried[i]] = loop.getResult(i);
+  for (auto [key, result] : llvm::zip(keys, loop.getResults()))
+    env[key] = result;
   return true;
+}
+
+void Generator::expandCarried(llvm::ArrayRef<std::string> names,
+                              llvm::ArrayRef<Type> types,
+                              llvm::SmallVectorImpl<std::string> &keys,
+                              llvm::SmallVectorImpl<mlir::Type> &flat) {
+  for (auto [name, type] : llvm::zip(names, types)) {
+    if (!type.isModel()) {
+      keys.push_back(name);
+      flat.push_back(toMLIR(type));
+      continue;
+    }
+    for (const ModelField &f : concrete(type.model)->fields) {
+      keys.push_back(name + "." + f.name);
+      flat.push_back(toMLIR(f.type.type));
+    }
+  }
 }
 
 bool Generator::genIf(IfStmt &s, Env &env) {
@@ -387,9 +434,9 @@ bool Generator::genIf(IfStmt &s, Env &env) {
   mlir::Value cond = gen(*s.cond, env);
   if (!cond)
     return false;
+  llvm::SmallVector<std::string> keys;
   llvm::SmallVector<mlir::Type> types;
-  for (const Type &t : s.carriedTypes)
-    types.push_back(toMLIR(t));
+  expandCarried(s.carried, s.carriedTypes, keys, types);
   auto ifOp = mlir::scf::IfOp::create(builder, l, types, cond,
                                       /*withElseRegion=*/true);
   for (int branch = 0; branch < 2; ++branch) {
@@ -403,12 +450,12 @@ bool Generator::genIf(IfStmt &s, Env &env) {
     if (!genBlock(branch == 0 ? s.thenBody : s.elseBody, inner))
       return false;
     llvm::SmallVector<mlir::Value> yielded;
-    for (unsigned i = 0; i < s.carried.size(); ++i)
-      yielded.push_back(castTo(inner.lookup(s.carried[i]), types[i], l));
+    for (auto [key, type] : llvm::zip(keys, types))
+      yielded.push_back(castTo(inner.lookup(key), type, l));
     mlir::scf::YieldOp::create(builder, l, yielded);
   }
-  for (unsigned i = 0; i < s.carried.size(); ++i)
-    env[s.carried[i]] = ifOp.getResult(i);
+  for (auto [key, result] : llvm::zip(keys, ifOp.getResults()))
+    env[key] = result;
   return true;
 }
 
@@ -490,6 +537,15 @@ mlir::Value Generator::gen(Expr &e, Env &env) {
   }
   case Expr::ParallelFor:
     return genParallelFor(llvm::cast<ParallelForExpr>(e), env);
+  case Expr::Field: {
+    auto &f = llvm::cast<FieldExpr>(e);
+    auto &base = llvm::cast<VarRefExpr>(*f.base);
+    mlir::Value v = env.lookup(base.name + "." + f.field);
+    if (!v)
+      fail(e.loc, "internal error: no value for '" + base.name + "." +
+                      f.field + "'");
+    return v;
+  }
   }
   return nullptr;
 }
@@ -679,6 +735,11 @@ bool Generator::genArgs(llvm::ArrayRef<CallArg> args, FunctionDecl &fn,
                         Env &env, mlir::Location l,
                         llvm::SmallVectorImpl<mlir::Value> &out) {
   for (auto [arg, param] : llvm::zip(args, fn.params)) {
+    if (param.type.type.isModel()) {
+      if (!genModel(*arg.value, env, out))
+        return false;
+      continue;
+    }
     mlir::Value v = gen(*arg.value, env);
     if (!v)
       return false;
@@ -690,17 +751,10 @@ bool Generator::genArgs(llvm::ArrayRef<CallArg> args, FunctionDecl &fn,
 mlir::Value Generator::genCall(CallExpr &e, Env &env) {
   if (e.builtin != Builtin::None)
     return genBuiltin(e, env);
-  mlir::Location l = loc(e.loc);
-  FunctionDecl &fn = *e.target;
-  llvm::SmallVector<mlir::Value> args;
-  if (!genArgs(e.args, fn, env, l, args))
+  llvm::SmallVector<mlir::Value, 1> results;
+  if (!genUserCall(e, env, results))
     return nullptr;
-  llvm::SmallVector<mlir::Type> results;
-  if (fn.hasResult)
-    results.push_back(toMLIR(fn.result.type));
-  auto call = mlir::func::CallOp::create(builder, l, fn.qualifiedName(),
-                                         results, args);
-  if (!fn.hasResult)
-    return call.getOperation()->getNumResults() ? nullptr : mlir::Value();
-  return castTo(call.getResult(0), toMLIR(e.type), l);
+  if (results.empty())
+    return mlir::Value();
+  return castTo(results.front(), toMLIR(e.type), loc(e.loc));
 }

@@ -71,10 +71,17 @@ mlir::Value Generator::genBuiltin(CallExpr &e, Env &env) {
   case BuiltinKind::Grad:
     return genGrad(e, env);
   case BuiltinKind::Save: {
-    mlir::Value v = gen(*e.args[1].value, env);
-    if (!v)
+    // A model is one .npy file per field: `prefix` + field + ".npy".
+    Expr &value = *e.args[1].value;
+    llvm::SmallVector<mlir::Value> values;
+    if (!genValues(value, env, values))
       return nullptr;
-    t::SaveOp::create(builder, l, v, stringArg(e, 0));
+    if (!value.type.isModel()) {
+      t::SaveOp::create(builder, l, values.front(), stringArg(e, 0));
+      return {};
+    }
+    for (auto [f, v] : llvm::zip(concrete(value.type.model)->fields, values))
+      t::SaveOp::create(builder, l, v, stringArg(e, 0).str() + f.name + ".npy");
     return {};
   }
   }
@@ -88,7 +95,8 @@ void Generator::genPrint(CallExpr &e, Env &env) {
   std::string pending;
   for (unsigned i = 0; i < e.args.size(); ++i) {
     bool last = i + 1 == e.args.size();
-    if (auto *s = llvm::dyn_cast<StringLitExpr>(e.args[i].value.get())) {
+    Expr &arg = *e.args[i].value;
+    if (auto *s = llvm::dyn_cast<StringLitExpr>(&arg)) {
       pending += s->value;
       if (!last) {
         pending += " ";
@@ -98,7 +106,23 @@ void Generator::genPrint(CallExpr &e, Env &env) {
                          builder.getStringAttr(pending), false);
       return;
     }
-    mlir::Value v = gen(*e.args[i].value, env);
+    if (arg.type.isModel()) {
+      // A line per field, labelled `label.field` (or `field`).
+      llvm::SmallVector<mlir::Value> fields;
+      if (!genModel(arg, env, fields))
+        return;
+      llvm::StringRef label = llvm::StringRef(pending).trim();
+      for (auto [f, v] : llvm::zip(concrete(arg.type.model)->fields, fields))
+        t::PrintOp::create(
+            builder, l, v,
+            builder.getStringAttr((label.empty() ? f.name
+                                                 : label.str() + "." + f.name) +
+                                  " "),
+            false);
+      pending.clear();
+      continue;
+    }
+    mlir::Value v = gen(arg, env);
     if (!v)
       return;
     t::PrintOp::create(builder, l, v,
@@ -187,34 +211,14 @@ mlir::Value Generator::genMathBuiltin(CallExpr &e, Env &env) {
     if (!v.back())
       return nullptr;
   }
-  switch (e.builtin) {
-  case Builtin::Exp: return t::ExpOp::create(builder, l, rt, v[0]);
-  case Builtin::Log: return t::LogOp::create(builder, l, rt, v[0]);
-  case Builtin::Sqrt: return t::SqrtOp::create(builder, l, rt, v[0]);
-  case Builtin::Tanh: return t::TanhOp::create(builder, l, rt, v[0]);
-  case Builtin::Sin: return t::SinOp::create(builder, l, rt, v[0]);
-  case Builtin::Cos: return t::CosOp::create(builder, l, rt, v[0]);
-  case Builtin::Floor: return t::FloorOp::create(builder, l, rt, v[0]);
-  case Builtin::Ceil: return t::CeilOp::create(builder, l, rt, v[0]);
-  case Builtin::Sigmoid: return t::SigmoidOp::create(builder, l, rt, v[0]);
-  case Builtin::Abs: return t::AbsOp::create(builder, l, rt, v[0]);
-  case Builtin::Pow: return t::PowOp::create(builder, l, rt, v[0], v[1]);
-  case Builtin::Max: return t::MaxOp::create(builder, l, rt, v[0], v[1]);
-  case Builtin::Min: return t::MinOp::create(builder, l, rt, v[0], v[1]);
-  default:
-    llvm_unreachable("not an element-wise math built-in");
-  }
+  return mathOp(e.builtin, l, rt, v);
 }
 
 /// tdsl.grad of the function Sema resolved, on the other arguments cast to
 /// its parameter types; tdsl-differentiate writes the gradient.
 mlir::Value Generator::genGrad(CallExpr &e, Env &env) {
-  mlir::Location l = loc(e.loc);
-  FunctionDecl &fn = *e.target;
-  llvm::SmallVector<mlir::Value> args;
-  if (!genArgs(llvm::ArrayRef(e.args).drop_front(), fn, env, l, args))
+  llvm::SmallVector<mlir::Value, 1> results;
+  if (!genGradValues(e, env, results))
     return nullptr;
-  auto grad = t::GradOp::create(builder, l, args.front().getType(),
-                                fn.qualifiedName(), args);
-  return castTo(grad.getResult(), toMLIR(e.type), l);
+  return castTo(results.front(), toMLIR(e.type), loc(e.loc));
 }

@@ -244,8 +244,11 @@ bool Generator::addRangeCarriers(Expr &e, IndexFrame &frame, Env &env,
         return directDim(*sub).has_value();
       });
       // A base that is a name (not computed from indices) can be read here.
-      if (direct && llvm::isa<VarRefExpr>(*ie.base) &&
-          llvm::cast<VarRefExpr>(*ie.base).varKind != VarKind::IndexVar) {
+      bool named = llvm::isa<FieldExpr>(*ie.base) ||
+                   (llvm::isa<VarRefExpr>(*ie.base) &&
+                    llvm::cast<VarRefExpr>(*ie.base).varKind !=
+                        VarKind::IndexVar);
+      if (direct && named) {
         mlir::Value base = gen(*ie.base, env);
         if (!base || !mlir::isa<mlir::RankedTensorType>(base.getType())) {
           ok = base != nullptr;

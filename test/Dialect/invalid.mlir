@@ -656,9 +656,34 @@ func.func @loss(%x: tensor<2xf32>) -> f32 {
 }
 
 func.func @grad_wrong_result(%x: tensor<2xf32>) -> tensor<3xf32> {
-  // expected-error @+1 {{result type 'tensor<3xf32>' must be the first argument's type 'tensor<2xf32>'}}
+  // expected-error @+1 {{result type 'tensor<3xf32>' must be argument 0's type 'tensor<2xf32>'}}
   %g = tdsl.grad @loss(%x) : (tensor<2xf32>) -> tensor<3xf32>
   return %g : tensor<3xf32>
+}
+
+// -----
+
+func.func @loss2(%x: tensor<2xf32>, %y: f32) -> f32 {
+  return %y : f32
+}
+
+func.func @grad_too_many_results(%x: tensor<2xf32>, %y: f32) -> f32 {
+  // expected-error @+1 {{needs one result per differentiated argument: 1 to 2, not 3}}
+  %g:3 = tdsl.grad @loss2(%x, %y) : (tensor<2xf32>, f32) -> (tensor<2xf32>, f32, f32)
+  return %g#1 : f32
+}
+
+// -----
+
+func.func @loss3(%x: tensor<2xf32>, %n: i64) -> f32 {
+  %c = tdsl.constant 1.0 : f32
+  return %c : f32
+}
+
+func.func @grad_of_integer(%x: tensor<2xf32>, %n: i64) -> i64 {
+  // expected-error @+1 {{argument 1 of 'loss3' must be floating-point}}
+  %g:2 = tdsl.grad @loss3(%x, %n) : (tensor<2xf32>, i64) -> (tensor<2xf32>, i64)
+  return %g#1 : i64
 }
 
 // -----

@@ -39,6 +39,36 @@ func.func @main(%x: tensor<4xf32>, %w: tensor<4xf32>) -> tensor<4xf32> {
 
 // -----
 
+// With two results, the gradient with respect to the first two arguments
+// (a model's fields): one function returns both.
+
+// CHECK-LABEL: func.func private @f2_grad2(
+// CHECK-SAME:      %[[X:[a-z0-9]+]]: tensor<4xf32>, %[[W:[a-z0-9]+]]: tensor<4xf32>, %{{.*}}: f32) -> (tensor<4xf32>, tensor<4xf32>)
+// CHECK:         %[[S:[0-9]+]] = tdsl.index_gen
+// CHECK:         %[[GX:[0-9]+]] = tdsl.mul %[[S]], %[[W]]
+// CHECK:         %[[GW:[0-9]+]] = tdsl.mul %[[S]], %[[X]]
+// CHECK:         return %[[GX]], %[[GW]] : tensor<4xf32>, tensor<4xf32>
+// CHECK-LABEL: func.func @use_f2(
+// CHECK:         %[[R:.*]]:2 = call @f2_grad2(%arg0, %arg1, %arg2)
+// CHECK:         tdsl.add %[[R]]#0, %[[R]]#1
+func.func @f2(%x: tensor<4xf32>, %w: tensor<4xf32>, %c: f32) -> f32 {
+  %p = tdsl.mul %x, %w : tensor<4xf32>, tensor<4xf32> -> tensor<4xf32>
+  %s = tdsl.index_gen ins(%p : tensor<4xf32>) {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> ()>], iterator_types = [#tdsl.iterator<reduction>], combiner = #tdsl.combiner<sum>} -> f32 {
+  ^bb0(%a: f32):
+    tdsl.yield %a : f32
+  }
+  %r = tdsl.mul %s, %c : f32, f32 -> f32
+  return %r : f32
+}
+
+func.func @use_f2(%x: tensor<4xf32>, %w: tensor<4xf32>, %c: f32) -> tensor<4xf32> {
+  %g:2 = tdsl.grad @f2(%x, %w, %c) : (tensor<4xf32>, tensor<4xf32>, f32) -> (tensor<4xf32>, tensor<4xf32>)
+  %r = tdsl.add %g#0, %g#1 : tensor<4xf32>, tensor<4xf32> -> tensor<4xf32>
+  return %r : tensor<4xf32>
+}
+
+// -----
+
 // The adjoint of a contraction, for each input, is an index_gen over the
 // same loops whose output is that input's subscripts: dA[i, k] =
 // sum(j) dC[i, j] * B[k, j] (the loop j reduces), with the primal body

@@ -748,14 +748,19 @@ LogicalResult GradOp::verifySymbolUses(SymbolTableCollection &symbols) {
   if (type.getNumResults() != 1 || !isa<FloatType>(type.getResult(0)))
     return emitOpError("'") << getCallee()
                             << "' must return one floating-point scalar";
-  if (type.getNumInputs() == 0 ||
-      !isa<FloatType>(getElementTypeOrSelf(type.getInput(0))))
-    return emitOpError("the first argument of '")
-           << getCallee() << "' must be floating-point";
-  if (getType() != type.getInput(0))
-    return emitOpError("result type ")
-           << getType() << " must be the first argument's type "
-           << type.getInput(0);
+  unsigned n = getNumResults();
+  if (n == 0 || n > type.getNumInputs())
+    return emitOpError("needs one result per differentiated argument: 1 to ")
+           << type.getNumInputs() << ", not " << n;
+  for (unsigned i = 0; i < n; ++i) {
+    if (!isa<FloatType>(getElementTypeOrSelf(type.getInput(i))))
+      return emitOpError("argument ")
+             << i << " of '" << getCallee() << "' must be floating-point";
+    if (getResult(i).getType() != type.getInput(i))
+      return emitOpError("result type ")
+             << getResult(i).getType() << " must be argument " << i
+             << "'s type " << type.getInput(i);
+  }
   return success();
 }
 

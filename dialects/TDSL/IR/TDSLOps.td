@@ -444,22 +444,27 @@ def TDSL_ArangeOp : TDSL_Op<"arange", [Pure]> {
 
 def TDSL_GradOp : TDSL_Op<"grad",
     [DeclareOpInterfaceMethods<SymbolUserOpInterface>]> {
-  let summary = "gradient of a scalar function with respect to its first argument";
+  let summary = "gradient of a scalar function with respect to its first arguments";
   let description = [{
     The gradient of `callee`, a function returning one f32 or f64 scalar,
-    with respect to its first argument, at `args`: a value of that
-    argument's type. `tdsl-differentiate` replaces it with a call of a
-    function that runs `callee` forward and then its adjoint (reverse mode).
+    with respect to each of its first N arguments, at `args`, where N is the
+    number of results: result i has the type of argument i. A model (a
+    record of parameter tensors) is passed as one argument per field, so
+    the gradient of a model is one result per field. `tdsl-differentiate`
+    replaces the op with a call of a function that runs `callee` forward and
+    then its adjoint (reverse mode).
 
     ```mlir
     %g = tdsl.grad @loss(%w, %x) : (tensor<3xf32>, tensor<4x3xf32>) -> tensor<3xf32>
+    %gw, %gb = tdsl.grad @loss2(%w, %b, %x)
+        : (tensor<3xf32>, f32, tensor<4x3xf32>) -> (tensor<3xf32>, f32)
     ```
   }];
   let arguments = (ins FlatSymbolRefAttr:$callee,
                        Variadic<TDSL_ScalarOrTensor>:$args);
-  let results = (outs TDSL_ScalarOrTensor:$result);
+  let results = (outs Variadic<TDSL_ScalarOrTensor>:$results);
   let assemblyFormat = [{
-    $callee `(` $args `)` attr-dict `:` functional-type($args, $result)
+    $callee `(` $args `)` attr-dict `:` functional-type($args, $results)
   }];
 }
 

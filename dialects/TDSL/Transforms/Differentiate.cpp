@@ -18,6 +18,8 @@
 
 #include "llvm/ADT/SetVector.h"
 
+#include <map>
+
 namespace tdsl {
 #define GEN_PASS_DEF_DIFFERENTIATE
 #include "dialects/TDSL/Transforms/Passes.h.inc"
@@ -80,14 +82,17 @@ static LogicalResult inlineCalls(func::FuncOp fn, SymbolTable &symbols) {
 }
 
 
-/// `@<name>_grad`: the gradient of `fn` with respect to its first argument.
-static FailureOr<func::FuncOp> buildGradient(func::FuncOp fn,
+/// `@<name>_grad` (`@<name>_grad<N>` for N > 1): the gradient of `fn` with
+/// respect to its first `n` arguments, one result each.
+static FailureOr<func::FuncOp> buildGradient(func::FuncOp fn, unsigned n,
                                              SymbolTable &symbols) {
   llvm::SetVector<Operation *> stack;
   if (failed(checkNoRecursion(fn, symbols, stack)))
     return failure();
   func::FuncOp grad = fn.clone();
-  grad.setSymName((fn.getSymName() + "_grad").str());
+  grad.setSymName((fn.getSymName() + "_grad" +
+                   (n == 1 ? std::string() : std::to_string(n)))
+                      .str());
   grad.setPrivate();
   symbols.insert(grad, std::next(Block::iterator(fn)));
   if (failed(inlineCalls(grad, symbols)))
@@ -115,14 +120,17 @@ static FailureOr<func::FuncOp> buildGradient(func::FuncOp fn,
   Value one = ConstantOp::create(b, ret.getLoc(),
                                  FloatAttr::get(loss.getType(), 1.0));
   ReverseSweep sweep(fn.getContext());
-  FailureOr<Value> adjoint =
-      sweep.run(body, loss, one, body.getArgument(0));
-  if (failed(adjoint))
+  auto seeds = body.getArguments().take_front(n);
+  FailureOr<SmallVector<Value>> adjoints =
+      sweep.run(body, ValueRange{loss}, ValueRange{one}, ValueRange(seeds),
+                /*after=*/nullptr);
+  if (failed(adjoints))
     return failure();
   b.setInsertionPoint(ret);
-  Value result = *adjoint ? *adjoint
-                          : zerosLike(b, ret.getLoc(), body.getArgument(0));
-  ret->setOperands(result);
+  SmallVector<Value> results;
+  for (auto [adjoint, seed] : llvm::zip(*adjoints, seeds))
+    results.push_back(adjoint ? adjoint : zerosLike(b, ret.getLoc(), seed));
+  ret->setOperands(results);
   // The primal values the adjoint does not read (the loss itself, often).
   SmallVector<Operation *> ops;
   for (Operation &op : body.without_terminator())
@@ -132,7 +140,7 @@ static FailureOr<func::FuncOp> buildGradient(func::FuncOp fn,
       op->erase();
   grad.setType(FunctionType::get(fn.getContext(),
                                  grad.getFunctionType().getInputs(),
-                                 {result.getType()}));
+                                 ValueRange(results).getTypes()));
   return grad;
 }
 
@@ -146,13 +154,16 @@ struct DifferentiatePass
     if (grads.empty())
       return;
     SymbolTable symbols(module);
-    llvm::DenseMap<Attribute, func::FuncOp> made;
+    // One gradient function per callee and number of differentiated
+    // arguments.
+    std::map<std::pair<std::string, unsigned>, func::FuncOp> made;
     for (GradOp op : grads) {
-      func::FuncOp &grad = made[op.getCalleeAttr()];
+      unsigned n = op.getNumResults();
+      func::FuncOp &grad = made[{op.getCallee().str(), n}];
       if (!grad) {
         auto fn = symbols.lookup<func::FuncOp>(op.getCallee());
         FailureOr<func::FuncOp> built =
-            fn ? buildGradient(fn, symbols) : FailureOr<func::FuncOp>();
+            fn ? buildGradient(fn, n, symbols) : FailureOr<func::FuncOp>();
         if (failed(built)) {
           if (!fn)
             op.emitError("no function '") << op.getCallee() << "'";
@@ -162,7 +173,7 @@ struct DifferentiatePass
       }
       OpBuilder b(op);
       auto call = func::CallOp::create(b, op.getLoc(), grad, op.getArgs());
-      op.replaceAllUsesWith(call.getResult(0));
+      op.replaceAllUsesWith(call.getResults());
       op.erase();
     }
   }
