@@ -229,9 +229,12 @@ struct Stmt {
 };
 
 /// `x = e` or `x: f32[N] = e`. Binds a new name, or rebinds an existing one.
+/// `m.w1 = e` (name "m.w1") replaces a field of the model m.
 struct LetStmt : Stmt {
   LetStmt(llvm::SMLoc loc, std::string name) : Stmt(Let, loc), name(std::move(name)) {}
   std::string name;
+  /// The field's location in `m.w1 = e`; invalid for other bindings.
+  llvm::SMLoc fieldLoc;
   bool hasAnnotation = false;
   TypeSpec annotation;
   ExprPtr value;

@@ -476,6 +476,22 @@ std::unique_ptr<Stmt> Parser::parseStatement() {
     break;
   }
   case TokenKind::identifier: {
+    // `m.w1 = e` replaces a field of the model m.
+    if (peek().is(TokenKind::dot) && peek(2).is(TokenKind::identifier) &&
+        peek(3).is(TokenKind::equal)) {
+      auto let = std::make_unique<LetStmt>(
+          loc, (tok().spelling + "." + peek(2).spelling).str());
+      let->fieldLoc = peek(2).getLoc();
+      consume();
+      consume();
+      consume();
+      consume();
+      let->value = parseExpr();
+      if (!let->value)
+        return nullptr;
+      stmt = std::move(let);
+      break;
+    }
     if (peek().is(TokenKind::equal) || peek().is(TokenKind::colon)) {
       auto let = std::make_unique<LetStmt>(loc, tok().spelling.str());
       consume();
@@ -679,12 +695,22 @@ void Parser::sliceError() {
                "or with `parallel for i in 0..2 { yield x[i] }`");
 }
 
-// postfix ::= primary ('[' expr (',' expr)* ']')*
+// postfix ::= primary ('[' expr (',' expr)* ']' | '.' identifier)*
 ExprPtr Parser::parsePostfix() {
   llvm::SaveAndRestore<unsigned> level(treeDepth);
   ExprPtr base = parsePrimary();
-  while (base && tok().is(TokenKind::l_square) &&
+  while (base && (tok().is(TokenKind::l_square) || tok().is(TokenKind::dot)) &&
          !(tok().newlineBefore && nesting == 0)) {
+    // `f(x).w1`: a field of a model computed by an expression.
+    if (tok().is(TokenKind::dot)) {
+      consume();
+      llvm::SMLoc fieldLoc = tok().getLoc();
+      std::string field = tok().spelling.str();
+      if (!expect(TokenKind::identifier, "for a field name after '.'"))
+        return nullptr;
+      base = std::make_unique<FieldExpr>(fieldLoc, std::move(base), field);
+      continue;
+    }
     ++treeDepth;
     if (tooDeep())
       return nullptr;

@@ -379,6 +379,8 @@ void Checker::checkLet(LetStmt &let) {
     if (VarInfo *v = lookup(let.name))
       v->used = true;
   };
+  if (let.fieldLoc.isValid())
+    return checkFieldAssign(let);
   Type t = check(*let.value);
   if (t.isError())
     return bindError();

@@ -88,6 +88,7 @@ private:
                   Type *yieldType);
   void checkStmt(Stmt &stmt);
   void checkLet(LetStmt &let);
+  void checkFieldAssign(LetStmt &let);
   void checkIndexDef(IndexDefStmt &def);
   bool checkUpdateTarget(IndexDefStmt &def, VarInfo *target);
   bool classifySubscripts(IndexDefStmt &def);

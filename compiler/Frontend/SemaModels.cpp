@@ -107,23 +107,24 @@ void Checker::checkTypeParams(FunctionDecl &fn) {
 }
 
 Type Checker::checkField(FieldExpr &e) {
-  auto *ref = llvm::cast<VarRefExpr>(e.base.get());
-  if (!lookup(ref->name) && importedModules.count(ref->name)) {
+  auto *ref = llvm::dyn_cast<VarRefExpr>(e.base.get());
+  if (ref && !lookup(ref->name) && importedModules.count(ref->name)) {
     diags.error(e.loc, "'" + ref->name + "." + e.field +
                            "' is not a value; call a function of module '" +
                            ref->name + "' with (...)");
     return Type::error();
   }
+  std::string what = ref ? "'" + ref->name + "'" : "this value";
   Type base = check(*e.base);
   if (base.isError())
     return base;
   if (!base.isModel()) {
-    diags.error(e.loc, "'" + ref->name + "' has type " + base.str() +
+    diags.error(e.loc, what + " has type " + base.str() +
                            ", which has no fields; only models have fields");
     return Type::error();
   }
   if (base.model->isTypeParam) {
-    diags.error(e.loc, "the fields of '" + ref->name + "' are not known here: "
+    diags.error(e.loc, "the fields of " + what + " are not known here: "
                        "its type '" + base.str() + "' stands for any model");
     diags.note(base.model->loc, "type parameter declared here");
     return Type::error();
@@ -139,6 +140,50 @@ Type Checker::checkField(FieldExpr &e) {
     return Type::error();
   }
   return base.model->fields[index].type.type;
+}
+
+/// `m.w1 = e`: e must have the field's type; m is rebound (a `for` or `if`
+/// that does this carries all of m).
+void Checker::checkFieldAssign(LetStmt &let) {
+  auto [base, field] = StringRef(let.name).split('.');
+  Type t = check(*let.value);
+  VarInfo *v = lookup(base);
+  if (!v) {
+    diags.error(let.loc, "use of undeclared name '" + base + "'");
+    return;
+  }
+  v->used = true;
+  if (t.isError() || v->type.isError())
+    return;
+  if (!v->type.isModel() || v->type.model->isTypeParam) {
+    diags.error(let.fieldLoc, "cannot assign to field '" + field + "' of '" +
+                                  base + "', which has type " +
+                                  v->type.str() +
+                                  (v->type.isModel()
+                                       ? " (any model: its fields are unknown)"
+                                       : " (only models have fields)"));
+    return;
+  }
+  const ModelDecl &m = *v->type.model;
+  int index = m.fieldIndex(field);
+  if (index < 0) {
+    diags.error(let.fieldLoc, "model '" + m.name + "' has no field '" + field +
+                                  "'");
+    return;
+  }
+  const Type &want = m.fields[index].type.type;
+  bool ok = t.isTensor && t.elem == want.elem && t.rank() == want.rank();
+  for (unsigned d = 0; ok && d < t.rank(); ++d)
+    ok = t.shape[d].compatible(want.shape[d]);
+  if (!ok) {
+    diags.error(let.value->loc, "field '" + field + "' of '" + m.name +
+                                    "' has type " + want.str() +
+                                    ", not " + t.str());
+    diags.note(m.fields[index].loc, "field declared here");
+    return;
+  }
+  let.boundType = want;
+  bind(base, v->type, let.loc);
 }
 
 /// `a op b` with a model on either side: field by field, with a model of

@@ -237,7 +237,7 @@ bool Generator::genStmt(Stmt &s, Env &env) {
     mlir::Value v = gen(*let.value, env);
     if (!v)
       return false;
-    if (let.hasAnnotation && let.boundType.isTensor)
+    if ((let.hasAnnotation || let.fieldLoc.isValid()) && let.boundType.isTensor)
       v = castTo(v, toMLIR(let.boundType), loc(let.loc));
     env[let.name] = v;
     return true;
@@ -539,12 +539,12 @@ mlir::Value Generator::gen(Expr &e, Env &env) {
     return genParallelFor(llvm::cast<ParallelForExpr>(e), env);
   case Expr::Field: {
     auto &f = llvm::cast<FieldExpr>(e);
-    auto &base = llvm::cast<VarRefExpr>(*f.base);
-    mlir::Value v = env.lookup(base.name + "." + f.field);
-    if (!v)
-      fail(e.loc, "internal error: no value for '" + base.name + "." +
-                      f.field + "'");
-    return v;
+    if (auto *base = llvm::dyn_cast<VarRefExpr>(f.base.get()))
+      return env.lookup(base->name + "." + f.field);
+    llvm::SmallVector<mlir::Value> fields;
+    if (!genModel(*f.base, env, fields))
+      return nullptr;
+    return fields[concrete(f.base->type.model)->fieldIndex(f.field)];
   }
   }
   return nullptr;

@@ -244,7 +244,8 @@ bool Generator::addRangeCarriers(Expr &e, IndexFrame &frame, Env &env,
         return directDim(*sub).has_value();
       });
       // A base that is a name (not computed from indices) can be read here.
-      bool named = llvm::isa<FieldExpr>(*ie.base) ||
+      auto *field = llvm::dyn_cast<FieldExpr>(ie.base.get());
+      bool named = (field && llvm::isa<VarRefExpr>(*field->base)) ||
                    (llvm::isa<VarRefExpr>(*ie.base) &&
                     llvm::cast<VarRefExpr>(*ie.base).varKind !=
                         VarKind::IndexVar);
