@@ -111,6 +111,10 @@ void Generator::genPrint(CallExpr &e, Env &env) {
       llvm::SmallVector<mlir::Value> fields;
       if (!genModel(arg, env, fields))
         return;
+      // A value before it on the line ends the line first.
+      if (i > 0 && !llvm::isa<StringLitExpr>(e.args[i - 1].value.get()))
+        t::PrintOp::create(builder, l, mlir::Value(),
+                           builder.getStringAttr(""), false);
       llvm::StringRef label = llvm::StringRef(pending).trim();
       for (auto [f, v] : llvm::zip(concrete(arg.type.model)->fields, fields))
         t::PrintOp::create(
