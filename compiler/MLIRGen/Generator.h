@@ -20,6 +20,9 @@
 
 namespace tdsl::mlirgen {
 
+/// Calls `fn` on each expression directly inside `e`.
+void forEachExprChild(Expr &e, llvm::function_ref<void(Expr &)> fn);
+
 using llvm::SMLoc;
 using llvm::StringRef;
 namespace t = tdsl::ir;
@@ -33,9 +36,13 @@ using Env = llvm::StringMap<mlir::Value>;
 struct PendingGuard {
   mlir::Value tensor;
   unsigned dim;
+  /// The subscript: a value, or (when null) `affine` of the loops, whose
+  /// largest value over the loops (its coefficients are not negative) is
+  /// checked.
   mlir::Value index;
   std::string message;
   mlir::Location loc;
+  mlir::AffineExpr affine = {};
 };
 
 struct IndexFrame {
@@ -47,12 +54,19 @@ struct IndexFrame {
   /// The op's region, once built: an index of this frame read inside a
   /// nested op is made here, where it means this op's loop.
   mlir::Block *block = nullptr;
+  /// The expression the op computes.
+  const Expr *body = nullptr;
+  /// How many leading loops take their extents from the op's result (an
+  /// update of an existing tensor).
+  unsigned numShaped = 0;
 };
 
 /// How a subscript of a tensor read inside index notation is generated.
 enum class SubscriptKind {
   Direct,    // an index variable of the op: an affine map result
   Constant,  // an integer literal: an affine constant
+  Affine,    // a sum of indices times literals plus a literal (`y + dy`,
+             // `2 * y + dy`): an affine map result, checked before the op
   Invariant, // no index variable of the op: computed once, before the op
   Computed,  // computed from index variables: read inside the region
 };
@@ -142,6 +156,7 @@ private:
                      llvm::SmallVectorImpl<mlir::Type> &flat);
   mlir::Value genTensorLit(TensorLitExpr &e);
   mlir::Value genParallelFor(ParallelForExpr &e, Env &env);
+  mlir::Value genParallelForAsIndexGen(ParallelForExpr &e, Env &env);
   mlir::Value genSubscript(IndexExpr &e, Env &env);
   llvm::SmallVector<mlir::Value> dynamicSizes(const Type &spec, Env &env,
                                               mlir::Location l);
@@ -167,6 +182,8 @@ private:
                   llvm::ArrayRef<mlir::AffineMap> maps, mlir::Location l);
   bool usesIndex(const Expr &e, const IndexFrame &frame) const;
   SubscriptKind classify(const Expr &s, const IndexFrame &frame) const;
+  std::optional<mlir::AffineExpr> affineSubscript(const Expr &s,
+                                                  const IndexFrame &frame) const;
   std::string outOfRange(const IndexExpr &e, unsigned d) const {
     return "subscript " + std::to_string(d) +
            " is out of range for a tensor of type " + e.base->type.str();

@@ -669,7 +669,78 @@ mlir::Value Generator::genTensorLit(TensorLitExpr &e) {
       builder, loc(e.loc), mlir::DenseElementsAttr::get(type, values));
 }
 
+/// A body of nothing but `yield` of an expression with a reduction over the
+/// loops' values (a convolution: `parallel for n, k, y, x { yield sum(c, dy,
+/// dx) w[k, c, dy, dx] * img[n, c, y + dy, x + dx] }`) is index notation
+/// over the loops: one index_gen with affine maps, which fusion, tiling and
+/// `grad` handle as a whole (a parallel_for with an op inside its body is
+/// opaque to them). The loop variables become that op's indices, and the
+/// loops' extents its result's shape. Null when the loop is not of that form.
+mlir::Value Generator::genParallelForAsIndexGen(ParallelForExpr &e, Env &env) {
+  if (e.reduce != LoopReduce::None || e.body.size() != 1 ||
+      !llvm::isa<YieldStmt>(e.body.front().get()))
+    return nullptr;
+  std::vector<std::string> dims;
+  for (LoopRange &r : e.ranges) {
+    auto *lo = llvm::dyn_cast<IntLitExpr>(r.lower.get());
+    if (!lo || lo->value != 0)
+      return nullptr;
+    dims.push_back(r.var.name);
+  }
+  Expr &value = *llvm::cast<YieldStmt>(e.body.front().get())->value;
+  // A reduction that reads the loops' values, and no reduction index that
+  // hides a loop variable.
+  bool reduces = false, clash = false;
+  std::function<void(Expr &, bool)> scan = [&](Expr &x, bool inReduce) {
+    if (auto *r = llvm::dyn_cast<ReduceExpr>(&x)) {
+      for (const IndexVarDecl &v : r->indices)
+        clash |= llvm::is_contained(dims, v.name);
+      inReduce = true;
+    }
+    if (auto *ref = llvm::dyn_cast<VarRefExpr>(&x))
+      reduces |= inReduce && ref->varKind == VarKind::LoopVar &&
+                 llvm::is_contained(dims, ref->name);
+    if (llvm::isa<ParallelForExpr>(&x))
+      clash = true;
+    forEachExprChild(x, [&](Expr &c) { scan(c, inReduce); });
+  };
+  scan(value, false);
+  if (!reduces || clash)
+    return nullptr;
+  std::function<void(Expr &)> mark = [&](Expr &x) {
+    if (auto *ref = llvm::dyn_cast<VarRefExpr>(&x);
+        ref && ref->varKind == VarKind::LoopVar &&
+        llvm::is_contained(dims, ref->name))
+      ref->varKind = VarKind::IndexVar;
+    forEachExprChild(x, mark);
+  };
+  mark(value);
+  // The result's shape: the loops' extents (0 where an upper bound is
+  // negative, as the loop would run no iteration).
+  mlir::Location l = loc(e.loc);
+  auto type = mlir::cast<mlir::RankedTensorType>(toMLIR(e.type));
+  llvm::SmallVector<mlir::Value> sizes;
+  mlir::Value zero = mlir::arith::ConstantIndexOp::create(builder, l, 0);
+  for (auto [d, r] : llvm::enumerate(e.ranges)) {
+    mlir::Value hi = gen(*r.upper, env);
+    if (!hi)
+      return nullptr;
+    if (type.isDynamicDim(d))
+      sizes.push_back(
+          mlir::arith::MaxSIOp::create(builder, l, toIndex(hi, l), zero));
+  }
+  mlir::Value shape = mlir::tensor::EmptyOp::create(
+      builder, l, type.getShape(), type.getElementType(), sizes);
+  auto *root = llvm::dyn_cast<ReduceExpr>(&value);
+  return genIndexGen(dims, root, root ? *root->body : value, env, e.loc,
+                     e.type, shape);
+}
+
 mlir::Value Generator::genParallelFor(ParallelForExpr &e, Env &env) {
+  if (mlir::Value v = genParallelForAsIndexGen(e, env))
+    return v;
+  if (failed)
+    return nullptr;
   mlir::Location l = loc(e.loc);
   llvm::SmallVector<mlir::Value> lbs, ubs;
   for (LoopRange &r : e.ranges) {

@@ -25,8 +25,10 @@ using namespace tdsl::mlirgen;
 //===----------------------------------------------------------------------===//
 
 /// Calls `fn` on each expression directly inside `e`: operands, call
-/// arguments, a tensor read's base and subscripts, a reduction's body.
-static void forEachChild(Expr &e, llvm::function_ref<void(Expr &)> fn) {
+/// arguments, a tensor read's base and subscripts, a reduction's body, a
+/// field's model.
+void tdsl::mlirgen::forEachExprChild(Expr &e,
+                                     llvm::function_ref<void(Expr &)> fn) {
   switch (e.kind) {
   case Expr::Index: {
     auto &ie = llvm::cast<IndexExpr>(e);
@@ -52,6 +54,8 @@ static void forEachChild(Expr &e, llvm::function_ref<void(Expr &)> fn) {
     return;
   case Expr::Reduce:
     return fn(*llvm::cast<ReduceExpr>(e).body);
+  case Expr::Field:
+    return fn(*llvm::cast<FieldExpr>(e).base);
   default:
     return;
   }
@@ -69,7 +73,7 @@ static bool subscriptsDirectly(const Expr &e, llvm::StringRef name) {
         auto *ref = llvm::dyn_cast<VarRefExpr>(sub.get());
         found |= ref && ref->varKind == VarKind::IndexVar && ref->name == name;
       }
-    forEachChild(x, walk);
+    forEachExprChild(x, walk);
   };
   walk(const_cast<Expr &>(e));
   return found;
@@ -113,6 +117,36 @@ bool Generator::usesIndex(const Expr &e, const IndexFrame &frame) const {
   }
 }
 
+/// `s` as an affine expression of the frame's indices with coefficients
+/// and constant that are not negative (so its smallest value is at least
+/// 0): indices, integer literals, `+`, and `*` by a literal.
+std::optional<mlir::AffineExpr>
+Generator::affineSubscript(const Expr &s, const IndexFrame &frame) const {
+  if (auto *lit = llvm::dyn_cast<IntLitExpr>(&s))
+    return lit->value < (uint64_t(1) << 31)
+               ? std::optional(mlir::getAffineConstantExpr(lit->value, &ctx))
+               : std::nullopt;
+  if (auto *r = llvm::dyn_cast<VarRefExpr>(&s)) {
+    auto it = llvm::find(frame.dims, r->name);
+    if (r->varKind != VarKind::IndexVar || it == frame.dims.end())
+      return std::nullopt;
+    return mlir::getAffineDimExpr(it - frame.dims.begin(), &ctx);
+  }
+  auto *b = llvm::dyn_cast<BinaryExpr>(&s);
+  if (!b || (b->op != BinaryOp::Add && b->op != BinaryOp::Mul))
+    return std::nullopt;
+  auto lhs = affineSubscript(*b->lhs, frame);
+  auto rhs = affineSubscript(*b->rhs, frame);
+  if (!lhs || !rhs)
+    return std::nullopt;
+  if (b->op == BinaryOp::Add)
+    return *lhs + *rhs;
+  if (!llvm::isa<mlir::AffineConstantExpr>(*lhs) &&
+      !llvm::isa<mlir::AffineConstantExpr>(*rhs))
+    return std::nullopt;
+  return *lhs * *rhs;
+}
+
 SubscriptKind Generator::classify(const Expr &s, const IndexFrame &frame) const {
   if (llvm::isa<IntLitExpr>(&s))
     return SubscriptKind::Constant;
@@ -120,7 +154,21 @@ SubscriptKind Generator::classify(const Expr &s, const IndexFrame &frame) const 
   if (r && r->varKind == VarKind::IndexVar &&
       llvm::is_contained(frame.dims, r->name))
     return SubscriptKind::Direct;
-  return usesIndex(s, frame) ? SubscriptKind::Computed : SubscriptKind::Invariant;
+  if (!usesIndex(s, frame))
+    return SubscriptKind::Invariant;
+  // An affine subscript's largest value is checked before the op from the
+  // extents of its indices, which other subscripts must give directly.
+  // One that folds to a plain index (`k + 0`) stays computed: as a map
+  // result it would give that index a range, which only a direct
+  // subscript does.
+  std::optional<mlir::AffineExpr> affine = affineSubscript(s, frame);
+  bool ranged = affine && frame.body &&
+                !llvm::isa<mlir::AffineDimExpr, mlir::AffineConstantExpr>(*affine);
+  for (unsigned d = 0; ranged && d < frame.dims.size(); ++d)
+    if (affine->isFunctionOfDim(d))
+      ranged = d < frame.numShaped ||
+               subscriptsDirectly(*frame.body, frame.dims[d]);
+  return ranged ? SubscriptKind::Affine : SubscriptKind::Computed;
 }
 
 /// A tensor read `t[s0, s1, ...]` that uses the op's index variables:
@@ -135,6 +183,7 @@ bool Generator::collectAccess(IndexExpr &e, IndexFrame &frame, Env &env,
                               llvm::SmallVectorImpl<mlir::Value> &inputs,
                               llvm::SmallVectorImpl<mlir::AffineMap> &maps,
                               llvm::SmallVectorImpl<const Expr *> &inputExprs) {
+  const IndexExpr &access = e;
   unsigned numDims = frame.dims.size();
   llvm::SmallVector<SubscriptKind, 4> kinds;
   for (auto &sub : e.indices)
@@ -176,6 +225,12 @@ bool Generator::collectAccess(IndexExpr &e, IndexFrame &frame, Env &env,
       results.push_back(builder.getAffineConstantExpr(c));
       if (type.isDynamicDim(d)) // static extents were checked by Sema
         index = mlir::arith::ConstantIndexOp::create(builder, sl, c);
+      break;
+    }
+    case SubscriptKind::Affine: {
+      mlir::AffineExpr e = *affineSubscript(*sub, frame);
+      results.push_back(e);
+      frame.guards.push_back({base, (unsigned)d, nullptr, outOfRange(access, d), sl, e});
       break;
     }
     case SubscriptKind::Invariant:
@@ -272,7 +327,7 @@ bool Generator::addRangeCarriers(Expr &e, IndexFrame &frame, Env &env,
         inputExprs.push_back(nullptr);
       }
     }
-    forEachChild(x, walk);
+    forEachExprChild(x, walk);
   };
   walk(e);
   return ok;
@@ -287,6 +342,9 @@ void Generator::emitGuards(IndexFrame &frame, llvm::ArrayRef<mlir::Value> inputs
     return;
   mlir::Value empty = mlir::arith::ConstantOp::create(builder, l, builder.getBoolAttr(false));
   mlir::Value zero = mlir::arith::ConstantIndexOp::create(builder, l, 0);
+  mlir::Value one = mlir::arith::ConstantIndexOp::create(builder, l, 1);
+  // The last value of each loop (its extent - 1), where an input gives it.
+  llvm::SmallVector<mlir::Value> last(frame.dims.size());
   for (unsigned d = 0; d < frame.dims.size(); ++d)
     for (auto [input, map] : llvm::zip(inputs, maps)) {
       auto pos = map.getResultPosition(builder.getAffineDimExpr(d));
@@ -296,9 +354,27 @@ void Generator::emitGuards(IndexFrame &frame, llvm::ArrayRef<mlir::Value> inputs
       mlir::Value none = mlir::arith::CmpIOp::create(
           builder, l, mlir::arith::CmpIPredicate::eq, extent, zero);
       empty = mlir::arith::OrIOp::create(builder, l, empty, none);
+      last[d] = mlir::arith::SubIOp::create(builder, l, extent, one);
       break;
     }
   for (PendingGuard &g : frame.guards) {
+    if (!g.index) {
+      // The largest value of an affine subscript: at every loop's last value.
+      std::function<mlir::Value(mlir::AffineExpr)> eval =
+          [&](mlir::AffineExpr e) -> mlir::Value {
+        if (auto d = llvm::dyn_cast<mlir::AffineDimExpr>(e))
+          return last[d.getPosition()] ? last[d.getPosition()] : zero;
+        if (auto c = llvm::dyn_cast<mlir::AffineConstantExpr>(e))
+          return mlir::arith::ConstantIndexOp::create(builder, g.loc,
+                                                      c.getValue());
+        auto bin = llvm::cast<mlir::AffineBinaryOpExpr>(e);
+        mlir::Value a = eval(bin.getLHS()), b = eval(bin.getRHS());
+        if (e.getKind() == mlir::AffineExprKind::Add)
+          return mlir::arith::AddIOp::create(builder, g.loc, a, b);
+        return mlir::arith::MulIOp::create(builder, g.loc, a, b);
+      };
+      g.index = eval(g.affine);
+    }
     mlir::Value extent = mlir::tensor::DimOp::create(builder, g.loc, g.tensor, g.dim);
     mlir::Value inRange = mlir::arith::CmpIOp::create(
         builder, g.loc, mlir::arith::CmpIPredicate::ult, g.index, extent);
@@ -406,6 +482,8 @@ mlir::Value Generator::genIndexGen(llvm::ArrayRef<std::string> parallelDims,
   mlir::Location l = loc(at);
   IndexFrame frame;
   frame.dims.assign(parallelDims.begin(), parallelDims.end());
+  frame.body = &body;
+  frame.numShaped = shapeSource ? parallelDims.size() : 0;
   llvm::SmallVector<t::IteratorType> iters(parallelDims.size(),
                                            t::IteratorType::parallel);
   t::CombinerKind combiner = t::CombinerKind::none;

@@ -72,13 +72,11 @@ Value ReverseSweep::constant(Location loc, Type type, double v) {
   return ConstantOp::create(b, loc, FloatAttr::get(type, v));
 }
 
-/// Builds an index_gen over `numLoops` loops of `inputs` (with `maps`, the
-/// output's map last) whose body is `body(block arguments)`.
-static Value buildIndexGen(OpBuilder &b, Location loc, Type resultType,
-                           ValueRange inputs, ArrayRef<AffineMap> maps,
-                           unsigned numLoops,
-                           function_ref<Value(OpBuilder &, ValueRange)> body,
-                           CombinerKind reduce = CombinerKind::sum) {
+Value tdsl::ir::buildIndexGen(OpBuilder &b, Location loc, Type resultType,
+                             ValueRange inputs, ArrayRef<AffineMap> maps,
+                             unsigned numLoops,
+                             function_ref<Value(OpBuilder &, ValueRange)> body,
+                             CombinerKind reduce) {
   llvm::SmallBitVector parallel(numLoops);
   for (AffineExpr e : maps.back().getResults())
     parallel.set(cast<AffineDimExpr>(e).getPosition());
@@ -394,6 +392,8 @@ LogicalResult ReverseSweep::visit(Operation *op) {
         return success();
       })
       .Case<IndexGenOp>([&](auto) { return visitIndexGen(op, g); })
+      .Case<tensor::InsertOp, tensor::InsertSliceOp, tensor::ExtractSliceOp>(
+          [&](auto) { return visitSlice(op, g); })
       .Default([&](Operation *) {
         return op->emitError("cannot differentiate ")
                << describe(op) << " on the path from the argument to the "
@@ -508,6 +508,13 @@ FailureOr<Value> ReverseSweep::indexGenAdjoint(Operation *op, Value g,
   SmallVector<AffineMap> maps = gen.getIndexingMapsArray();
   unsigned numOldLoops = gen.getIteratorTypes().size();
   bool direct = inputIndex != ~0u;
+  if (direct) {
+    bool applicable = false;
+    FailureOr<Value> inverted =
+        invertedAdjoint(op, g, inputIndex, extremum, applicable);
+    if (applicable)
+      return inverted;
+  }
   bool gatheredInput = !direct && isa<RankedTensorType>(input.getType());
   if (gatheredInput)
     op->emitRemark("the adjoint of a read with computed subscripts is a "
@@ -641,13 +648,17 @@ Value ReverseSweep::evaluate(OpBuilder &bb, Location loc, AffineExpr e) {
 /// Row-major number of the current iteration of the reduction loops.
 Value ReverseSweep::linearIndex(OpBuilder &bb, Location loc,
                                 const Extremum &extremum) {
-  Type i64 = bb.getI64Type();
+  return linearIndex(bb, loc, extremum,
+                     [&](unsigned loop) { return loopIndex(bb, loc, loop); });
+}
+
+Value ReverseSweep::linearIndex(OpBuilder &bb, Location loc,
+                                const Extremum &extremum,
+                                function_ref<Value(unsigned)> loopValue) {
   Value lin = ConstantOp::create(bb, loc, bb.getI64IntegerAttr(0));
-  for (auto [loop, extent] : llvm::zip(extremum.loops, extremum.extents)) {
-    Value i = IndexOp::create(bb, loc, bb.getIndexType(), (int64_t)loop);
-    i = CastOp::create(bb, loc, i64, i);
-    lin = AddOp::create(bb, loc, MulOp::create(bb, loc, lin, extent), i);
-  }
+  for (auto [loop, extent] : llvm::zip(extremum.loops, extremum.extents))
+    lin = AddOp::create(bb, loc, MulOp::create(bb, loc, lin, extent),
+                        loopValue(loop));
   return lin;
 }
 
@@ -747,6 +758,54 @@ LogicalResult ReverseSweep::visitExtract(Operation *op, Value g) {
                    : g;
       });
   accumulate(loc, t, oneHot);
+  return success();
+}
+
+/// Updates and slices (`x[k, j] = e`, `out[n, c, y + 1, x + 1] = ...`,
+/// and the rows they read): the adjoint of an updated part is that part of
+/// the seed, the rest of the seed goes to the old tensor, and a slice's
+/// adjoint is the seed put back in place among zeros.
+LogicalResult ReverseSweep::visitSlice(Operation *op, Value g) {
+  Location loc = op->getLoc();
+  for (Value v : op->getOperands())
+    if (gathered && v == gathered)
+      return op->emitError("cannot differentiate an update of a tensor read "
+                           "with computed subscripts yet");
+  if (auto insert = dyn_cast<tensor::InsertOp>(op)) {
+    Value scalar = insert.getScalar(), dest = insert.getDest();
+    if (active.contains(scalar))
+      accumulate(loc, scalar,
+                 tensor::ExtractOp::create(b, loc, g, insert.getIndices()));
+    if (active.contains(dest))
+      accumulate(loc, dest,
+                 tensor::InsertOp::create(b, loc,
+                                          constant(loc, elementOf(g), 0), g,
+                                          insert.getIndices()));
+    return success();
+  }
+  if (auto insert = dyn_cast<tensor::InsertSliceOp>(op)) {
+    Value src = insert.getSource(), dest = insert.getDest();
+    if (active.contains(src))
+      accumulate(loc, src,
+                 tensor::ExtractSliceOp::create(
+                     b, loc, cast<RankedTensorType>(src.getType()), g,
+                     insert.getMixedOffsets(), insert.getMixedSizes(),
+                     insert.getMixedStrides()));
+    if (active.contains(dest))
+      accumulate(loc, dest,
+                 tensor::InsertSliceOp::create(
+                     b, loc, zerosLike(b, loc, src), g,
+                     insert.getMixedOffsets(), insert.getMixedSizes(),
+                     insert.getMixedStrides()));
+    return success();
+  }
+  auto slice = cast<tensor::ExtractSliceOp>(op);
+  Value src = slice.getSource();
+  if (active.contains(src))
+    accumulate(loc, src,
+               tensor::InsertSliceOp::create(
+                   b, loc, g, zerosLike(b, loc, src), slice.getMixedOffsets(),
+                   slice.getMixedSizes(), slice.getMixedStrides()));
   return success();
 }
 

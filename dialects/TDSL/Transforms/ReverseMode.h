@@ -29,6 +29,17 @@ namespace tdsl::ir {
 /// (an infinite element must not make a NaN).
 mlir::Value zerosLike(mlir::OpBuilder &b, mlir::Location loc, mlir::Value like);
 
+/// An index_gen over `numLoops` loops of `inputs` (with `maps`, the
+/// output's map last) whose body is `body(block arguments)`; loops the
+/// output does not index reduce with `reduce`.
+mlir::Value
+buildIndexGen(mlir::OpBuilder &b, mlir::Location loc, mlir::Type resultType,
+              mlir::ValueRange inputs, llvm::ArrayRef<mlir::AffineMap> maps,
+              unsigned numLoops,
+              llvm::function_ref<mlir::Value(mlir::OpBuilder &, mlir::ValueRange)>
+                  body,
+              CombinerKind reduce = CombinerKind::sum);
+
 struct PointAdjoint;
 
 class ReverseSweep {
@@ -85,14 +96,28 @@ private:
                                                mlir::Value input,
                                                unsigned inputIndex,
                                                const Extremum &extremum);
+  /// The adjoint of a direct input read at offsets (`y + dy`) as a
+  /// gather with its subscripts solved for loops (InvertedAdjoint.cpp).
+  /// Sets `applicable` when it built one; otherwise the masked adjoint is
+  /// used.
+  mlir::FailureOr<mlir::Value> invertedAdjoint(mlir::Operation *op,
+                                               mlir::Value g,
+                                               unsigned inputIndex,
+                                               const Extremum &extremum,
+                                               bool &applicable);
   mlir::FailureOr<Extremum> findFirstExtremum(IndexGenOp gen);
   mlir::Value linearIndex(mlir::OpBuilder &bb, mlir::Location loc,
                           const Extremum &extremum);
+  /// The same with each loop's value given by `loopValue` (an i64).
+  mlir::Value
+  linearIndex(mlir::OpBuilder &bb, mlir::Location loc, const Extremum &extremum,
+              llvm::function_ref<mlir::Value(unsigned)> loopValue);
   mlir::Value loopIndex(mlir::OpBuilder &bb, mlir::Location loc,
                         unsigned loop);
   mlir::Value evaluate(mlir::OpBuilder &bb, mlir::Location loc,
                        mlir::AffineExpr e);
   mlir::LogicalResult visitExtract(mlir::Operation *op, mlir::Value g);
+  mlir::LogicalResult visitSlice(mlir::Operation *op, mlir::Value g);
   /// Adds `contribution` (shaped like the op's result) to the adjoint of
   /// `operand`, summed over the dimensions `operand` was broadcast along.
   void accumulate(mlir::Location loc, mlir::Value operand,
