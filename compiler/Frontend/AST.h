@@ -173,11 +173,14 @@ struct IndexVarDecl {
   llvm::SMLoc loc;
 };
 
-/// `sum(k) body`: reduces `body` over the index variables.
+/// `sum(k) body`: reduces `body` over the index variables. `max(di in 0..2)`
+/// gives an index its range instead of a subscript.
 struct ReduceExpr : Expr {
   ReduceExpr(llvm::SMLoc loc, ReduceKind kind) : Expr(Reduce, loc), reduceKind(kind) {}
   ReduceKind reduceKind;
   std::vector<IndexVarDecl> indices;
+  /// Per index: the bounds of `k in lo..hi`, or null.
+  std::vector<ExprPtr> lowers, uppers;
   ExprPtr body;
   static bool classof(const Expr *e) { return e->kind == Reduce; }
 };
@@ -259,6 +262,10 @@ struct IndexDefStmt : Stmt {
   /// index variable's position in `indices`, or -1 for a position.
   std::vector<IndexVarDecl> indices;
   std::vector<int> indexOf;
+  /// Set by Sema: per subscript, the offset `p` of `y + p` (an index
+  /// variable placed at an offset: the update writes rows p, p + 1, ...),
+  /// or null.
+  std::vector<Expr *> offsets;
   /// Set by Sema: whether this updates the existing tensor `name` (some
   /// subscript is a position, or an index takes its range from `name`).
   bool isUpdate = false;

@@ -756,6 +756,19 @@ bool Parser::isReductionStart() const {
     if (!peek(n).is(TokenKind::identifier))
       return false;
     ++n;
+    // `k in lo..hi`: skip the range up to the next ',' or ')' outside
+    // parentheses.
+    if (peek(n).is(TokenKind::kw_in)) {
+      int depth = 0;
+      for (++n; depth > 0 || !(peek(n).is(TokenKind::comma) ||
+                               peek(n).is(TokenKind::r_paren));
+           ++n) {
+        if (peek(n).is(TokenKind::eof) || peek(n).is(TokenKind::l_brace))
+          return false;
+        depth += peek(n).is(TokenKind::l_paren);
+        depth -= peek(n).is(TokenKind::r_paren);
+      }
+    }
     if (peek(n).is(TokenKind::comma)) {
       ++n;
       continue;
@@ -943,10 +956,23 @@ ExprPtr Parser::parseReduce() {
   auto red = std::make_unique<ReduceExpr>(tok().getLoc(), kind);
   consume();
   consume();
+  ++nesting;
   do {
     red->indices.push_back({tok().spelling.str(), tok().getLoc()});
     consume();
+    ExprPtr lo, hi;
+    if (consumeIf(TokenKind::kw_in)) {
+      lo = parseBinary(0);
+      if (!lo || !expect(TokenKind::dotdot, "in the index's range") ||
+          !(hi = parseBinary(0))) {
+        --nesting;
+        return nullptr;
+      }
+    }
+    red->lowers.push_back(std::move(lo));
+    red->uppers.push_back(std::move(hi));
   } while (consumeIf(TokenKind::comma));
+  --nesting;
   consume(); // ')'
   red->body = parseExpr();
   if (!red->body)

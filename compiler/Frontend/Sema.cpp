@@ -502,26 +502,30 @@ void Checker::checkIf(IfStmt &s) {
 /// 0 to a dimension name (`0..N`) or to `dim(t, k)`, that dimension of the
 /// parameters or of `t`; otherwise known only at run time.
 Dim Checker::rangeExtent(const LoopRange &r) {
-  auto *lo = llvm::dyn_cast<IntLitExpr>(r.lower.get());
-  auto *hi = llvm::dyn_cast<IntLitExpr>(r.upper.get());
+  return rangeExtent(*r.lower, *r.upper, r.var.loc);
+}
+
+Dim Checker::rangeExtent(const Expr &lower, const Expr &upper, SMLoc at) {
+  auto *lo = llvm::dyn_cast<IntLitExpr>(&lower);
+  auto *hi = llvm::dyn_cast<IntLitExpr>(&upper);
   if (lo && hi && hi->value > lo->value)
-    return Dim::getStatic(hi->value - lo->value, r.var.loc);
+    return Dim::getStatic(hi->value - lo->value, at);
   if (!lo || lo->value != 0)
-    return Dim::getDynamic(r.var.loc);
-  if (auto *ref = llvm::dyn_cast<VarRefExpr>(r.upper.get()))
+    return Dim::getDynamic(at);
+  if (auto *ref = llvm::dyn_cast<VarRefExpr>(&upper))
     if (ref->varKind == VarKind::DimSymbol)
-      return Dim::getSymbol(ref->name, r.var.loc);
-  if (auto *call = llvm::dyn_cast<CallExpr>(r.upper.get()))
+      return Dim::getSymbol(ref->name, at);
+  if (auto *call = llvm::dyn_cast<CallExpr>(&upper))
     if (call->builtin == Builtin::Dim && call->args[0].value->type.isTensor) {
       const Type &t = call->args[0].value->type;
       auto *k = llvm::dyn_cast<IntLitExpr>(call->args[1].value.get());
       if (k && k->value < t.rank()) {
         Dim d = t.shape[k->value];
-        d.origin = r.var.loc;
+        d.origin = at;
         return d;
       }
     }
-  return Dim::getDynamic(r.var.loc);
+  return Dim::getDynamic(at);
 }
 
 bool Checker::checkRangeBound(Expr &e) {

@@ -141,6 +141,7 @@ private:
   Type checkParallelFor(ParallelForExpr &e);
   bool checkRangeBound(Expr &e);
   Dim rangeExtent(const LoopRange &r);
+  Dim rangeExtent(const Expr &lower, const Expr &upper, SMLoc at);
   Type broadcast(const Type &a, const Type &b, ElemKind elem, SMLoc loc,
                  StringRef what);
   bool unifyElem(Expr &lhs, Expr &rhs, ElemKind &out, SMLoc loc, StringRef what);

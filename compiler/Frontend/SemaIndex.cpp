@@ -72,12 +72,29 @@ void Checker::checkIndexDef(IndexDefStmt &def) {
 bool Checker::classifySubscripts(IndexDefStmt &def) {
   def.indices.clear();
   def.indexOf.clear();
+  def.offsets.clear();
   def.isUpdate = false;
   bool ok = true;
   llvm::StringMap<SMLoc> seen;
+  auto newIndex = [&](Expr *e) -> VarRefExpr * {
+    auto *ref = llvm::dyn_cast_or_null<VarRefExpr>(e);
+    return ref && !lookup(ref->name) ? ref : nullptr;
+  };
   for (ExprPtr &sub : def.subscripts) {
-    auto *ref = llvm::dyn_cast<VarRefExpr>(sub.get());
-    if (!ref || lookup(ref->name)) {
+    VarRefExpr *ref = newIndex(sub.get());
+    Expr *offset = nullptr;
+    // `y + p`: a new index placed at offset p (an update of that part).
+    if (auto *add = llvm::dyn_cast<BinaryExpr>(sub.get());
+        !ref && add && add->op == BinaryOp::Add && !add->parenthesized) {
+      if ((ref = newIndex(add->lhs.get())))
+        offset = add->rhs.get();
+      else if ((ref = newIndex(add->rhs.get())))
+        offset = add->lhs.get();
+    }
+    def.offsets.push_back(offset);
+    if (offset)
+      def.isUpdate = true;
+    if (!ref) {
       def.indexOf.push_back(-1);
       def.isUpdate = true;
       continue;
@@ -100,6 +117,10 @@ bool Checker::classifySubscripts(IndexDefStmt &def) {
 bool Checker::checkPositions(IndexDefStmt &def, const Type &targetType) {
   bool ok = true;
   for (auto [d, sub] : llvm::enumerate(def.subscripts)) {
+    if (Expr *offset = def.offsets[d]) {
+      ok &= expectScalarInt(*offset, "the offset of an index");
+      continue;
+    }
     if (def.indexOf[d] >= 0)
       continue;
     if (!expectScalarInt(*sub, "a subscript")) {
@@ -135,7 +156,9 @@ std::vector<std::string> Checker::declareIndices(IndexDefStmt &def,
     info.kind = VarKind::IndexVar;
     declare(v.name, info, true);
     IndexInfo range;
-    if (def.isUpdate && ok) {
+    // An update at offsets takes every range from the right-hand side.
+    bool offsets = llvm::any_of(def.offsets, [](Expr *e) { return e; });
+    if (def.isUpdate && ok && !offsets) {
       range.known = true;
       range.extent = targetType.shape[d];
       range.useLoc = v.loc;
@@ -210,9 +233,25 @@ bool Checker::checkUpdateTarget(IndexDefStmt &def, VarInfo *target) {
 }
 
 Type Checker::checkReduce(ReduceExpr &e) {
+  // Explicit ranges `k in 0..n`, checked where the reduction is.
+  llvm::SmallVector<std::optional<Dim>> ranges;
+  for (auto [lo, hi] : llvm::zip(e.lowers, e.uppers)) {
+    ranges.emplace_back();
+    if (!hi)
+      continue;
+    auto *zero = llvm::dyn_cast<IntLitExpr>(lo.get());
+    if (!zero || zero->value != 0) {
+      diags.error(lo->loc, "a reduction index ranges from 0: write `k in 0..n`");
+      return Type::error();
+    }
+    settle(*lo, ElemKind::I64);
+    if (!expectScalarInt(*hi, "the end of a reduction index's range"))
+      return Type::error();
+    ranges.back() = rangeExtent(*lo, *hi, hi->loc);
+  }
   pushScope();
   std::vector<std::string> added;
-  for (IndexVarDecl &v : e.indices) {
+  for (auto [v, range] : llvm::zip(e.indices, ranges)) {
     if (indexInfo.count(v.name)) {
       diags.error(v.loc, "index variable '" + v.name + "' is already in use");
       continue;
@@ -222,7 +261,14 @@ Type Checker::checkReduce(ReduceExpr &e) {
     info.loc = v.loc;
     info.kind = VarKind::IndexVar;
     declare(v.name, info, true);
-    indexInfo[v.name] = IndexInfo();
+    IndexInfo known;
+    if (range) {
+      known.known = true;
+      known.extent = *range;
+      known.useLoc = v.loc;
+      known.tensorType = "its range";
+    }
+    indexInfo[v.name] = known;
     added.push_back(v.name);
   }
   Type body = check(*e.body);

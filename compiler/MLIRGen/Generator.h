@@ -59,6 +59,8 @@ struct IndexFrame {
   /// How many leading loops take their extents from the op's result (an
   /// update of an existing tensor).
   unsigned numShaped = 0;
+  /// Loops whose range is written out (`max(di in 0..2)`).
+  llvm::SmallVector<bool> explicitRange;
 };
 
 /// How a subscript of a tensor read inside index notation is generated.
@@ -103,6 +105,7 @@ private:
   bool genBlock(StmtList &body, Env &env);
   bool genStmt(Stmt &s, Env &env);
   bool genUpdate(IndexDefStmt &def, Env &env);
+  bool genOffsetUpdate(IndexDefStmt &def, Env &env);
   bool genFor(ForStmt &f, Env &env);
   bool genIf(IfStmt &s, Env &env);
 

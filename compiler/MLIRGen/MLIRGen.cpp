@@ -13,6 +13,7 @@
 #include "dialects/TDSL/IR/TDSLOps.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -305,6 +306,8 @@ bool Generator::genStmt(Stmt &s, Env &env) {
 /// (read as the loops' extents) and a tensor.insert_slice, done in place by
 /// bufferization when the old x is dead.
 bool Generator::genUpdate(IndexDefStmt &def, Env &env) {
+  if (llvm::any_of(def.offsets, [](Expr *e) { return e; }))
+    return genOffsetUpdate(def, env);
   mlir::Location l = loc(def.loc);
   mlir::Value x = env.lookup(def.name);
   auto type = mlir::cast<mlir::RankedTensorType>(x.getType());
@@ -365,6 +368,57 @@ bool Generator::genUpdate(IndexDefStmt &def, Env &env) {
     return true;
   }
   values = castTo(values, slice.getType(), l);
+  env[def.name] = mlir::tensor::InsertSliceOp::create(builder, l, values, x,
+                                                      offsets, sizes, strides);
+  return true;
+}
+
+/// `x[n, c, y + p, x + p] = e`: e by index notation over its own ranges,
+/// inserted into x at the offsets (and positions), after a check that it
+/// fits.
+bool Generator::genOffsetUpdate(IndexDefStmt &def, Env &env) {
+  mlir::Location l = loc(def.loc);
+  mlir::Value x = env.lookup(def.name);
+  llvm::SmallVector<mlir::OpFoldResult> offsets, strides;
+  std::vector<std::string> dims;
+  llvm::SmallVector<unsigned> dimOf; // x's dimension of each index
+  mlir::OpFoldResult one = builder.getIndexAttr(1);
+  for (auto [d, sub] : llvm::enumerate(def.subscripts)) {
+    Expr *at = def.indexOf[d] >= 0 ? def.offsets[d] : sub.get();
+    mlir::Value v;
+    if (at && !(v = gen(*at, env)))
+      return false;
+    offsets.push_back(v ? mlir::OpFoldResult(toIndex(v, loc(at->loc)))
+                        : builder.getIndexAttr(0));
+    strides.push_back(one);
+    if (def.indexOf[d] >= 0) {
+      dims.push_back(def.indices[def.indexOf[d]].name);
+      dimOf.push_back(d);
+    }
+  }
+  auto *root = llvm::dyn_cast<ReduceExpr>(def.value.get());
+  llvm::SmallVector<Dim, 4> shape(dims.size(), Dim::getDynamic());
+  mlir::Value values =
+      genIndexGen(dims, root, root ? *root->body : *def.value, env, def.loc,
+                  Type::tensor(def.boundType.elem, shape));
+  if (!values)
+    return false;
+  // Each part written must lie inside x.
+  llvm::SmallVector<mlir::OpFoldResult> sizes(def.subscripts.size(), one);
+  for (auto [k, d] : llvm::enumerate(dimOf))
+    sizes[d] = mlir::tensor::getMixedSize(builder, l, values, k);
+  for (unsigned d = 0; d < def.subscripts.size(); ++d) {
+    mlir::Value off = mlir::getValueOrCreateConstantIndexOp(builder, l, offsets[d]);
+    mlir::Value size = mlir::getValueOrCreateConstantIndexOp(builder, l, sizes[d]);
+    mlir::Value end = mlir::arith::AddIOp::create(builder, l, off, size);
+    mlir::Value extent = mlir::tensor::DimOp::create(builder, l, x, d);
+    mlir::Value fits = mlir::arith::CmpIOp::create(
+        builder, l, mlir::arith::CmpIPredicate::ule, end, extent);
+    mlir::cf::AssertOp::create(
+        builder, l, fits,
+        "the update of '" + def.name + "' reaches past dimension " +
+            std::to_string(d) + " of its type " + def.boundType.str());
+  }
   env[def.name] = mlir::tensor::InsertSliceOp::create(builder, l, values, x,
                                                       offsets, sizes, strides);
   return true;

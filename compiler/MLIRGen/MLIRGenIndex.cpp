@@ -166,7 +166,7 @@ SubscriptKind Generator::classify(const Expr &s, const IndexFrame &frame) const 
                 !llvm::isa<mlir::AffineDimExpr, mlir::AffineConstantExpr>(*affine);
   for (unsigned d = 0; ranged && d < frame.dims.size(); ++d)
     if (affine->isFunctionOfDim(d))
-      ranged = d < frame.numShaped ||
+      ranged = d < frame.numShaped || frame.explicitRange[d] ||
                subscriptsDirectly(*frame.body, frame.dims[d]);
   return ranged ? SubscriptKind::Affine : SubscriptKind::Computed;
 }
@@ -487,9 +487,11 @@ mlir::Value Generator::genIndexGen(llvm::ArrayRef<std::string> parallelDims,
   llvm::SmallVector<t::IteratorType> iters(parallelDims.size(),
                                            t::IteratorType::parallel);
   t::CombinerKind combiner = t::CombinerKind::none;
+  frame.explicitRange.assign(parallelDims.size(), false);
   if (root) {
-    for (const IndexVarDecl &v : root->indices) {
+    for (auto [v, hi] : llvm::zip(root->indices, root->uppers)) {
       frame.dims.push_back(v.name);
+      frame.explicitRange.push_back(hi != nullptr);
       iters.push_back(t::IteratorType::reduction);
     }
     combiner = root->reduceKind == ReduceKind::Sum   ? t::CombinerKind::sum
@@ -501,6 +503,24 @@ mlir::Value Generator::genIndexGen(llvm::ArrayRef<std::string> parallelDims,
   llvm::SmallVector<const Expr *> inputExprs;
   if (!collectInputs(body, frame, env, inputs, maps, inputExprs))
     return nullptr;
+  // A written range `k in 0..n`: an empty tensor of n elements carries it.
+  if (root)
+    for (auto [k, hi] : llvm::enumerate(root->uppers)) {
+      if (!hi)
+        continue;
+      mlir::Value n = gen(*hi, env);
+      if (!n)
+        return nullptr;
+      mlir::Value zero = mlir::arith::ConstantIndexOp::create(builder, l, 0);
+      n = mlir::arith::MaxSIOp::create(builder, l, toIndex(n, l), zero);
+      inputs.push_back(mlir::tensor::EmptyOp::create(
+          builder, l, llvm::ArrayRef<int64_t>{mlir::ShapedType::kDynamic},
+          builder.getF32Type(), mlir::ValueRange{n}));
+      maps.push_back(mlir::AffineMap::get(
+          frame.dims.size(), 0,
+          builder.getAffineDimExpr(parallelDims.size() + k), &ctx));
+      inputExprs.push_back(nullptr);
+    }
   if (shapeSource) {
     llvm::SmallVector<mlir::AffineExpr> dimsOfSource;
     for (unsigned d = 0; d < parallelDims.size(); ++d)
