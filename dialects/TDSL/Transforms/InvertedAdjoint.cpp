@@ -377,3 +377,77 @@ FailureOr<Value> ReverseSweep::invertedAdjoint(Operation *op, Value g,
     return failure();
   return adjoint;
 }
+
+/// Inside a masked gather of `gathered` (the sweep of an op's body that
+/// reads it with computed subscripts), an index_gen nested in that body
+/// that reads it too: its contribution to the one element being gathered
+/// is a scalar, the sum over all its loops of the iterations that read that
+/// element (through the input `inputIndex`'s map, masked where it equals
+/// the element, or with computed subscripts when `inputIndex` is ~0u).
+FailureOr<Value> ReverseSweep::elementAdjoint(Operation *op, Value g,
+                                              unsigned inputIndex,
+                                              const Extremum &extremum) {
+  auto gen = cast<IndexGenOp>(op);
+  Location loc = op->getLoc();
+  MLIRContext *ctx = b.getContext();
+  SmallVector<AffineMap> maps = gen.getIndexingMapsArray();
+  unsigned numLoops = gen.getIteratorTypes().size();
+  bool direct = inputIndex != ~0u;
+  SmallVector<Value> inputs(gen.getInputs());
+  SmallVector<AffineMap> newMaps(maps.begin(), std::prev(maps.end()));
+  unsigned numOld = inputs.size();
+  inputs.push_back(g);
+  newMaps.push_back(maps.back());
+  if (extremum.first) {
+    inputs.push_back(extremum.first);
+    newMaps.push_back(maps.back());
+  }
+  newMaps.push_back(AffineMap::get(numLoops, 0, {}, ctx));
+  Block &old = gen.getRegion().front();
+  FailureOr<Value> result = failure();
+  Value adjoint = buildIndexGen(
+      b, loc, getElementTypeOrSelf(gathered), inputs, newMaps, numLoops,
+      [&](OpBuilder &bb, ValueRange args) -> Value {
+        IRMapping mapping;
+        mapping.map(old.getArguments(), args.take_front(numOld));
+        for (Operation &inner : old.without_terminator())
+          bb.clone(inner, mapping);
+        Block *body = bb.getInsertionBlock();
+        Value yielded =
+            mapping.lookupOrDefault(old.getTerminator()->getOperand(0));
+        Value seedAdjoint = args[numOld];
+        Value zero = ConstantOp::create(
+            bb, loc, FloatAttr::get(seedAdjoint.getType(), 0));
+        auto keepWhere = [&](Value cond) {
+          seedAdjoint = SelectOp::create(bb, loc, seedAdjoint.getType(), cond,
+                                         seedAdjoint, zero);
+        };
+        if (extremum.first)
+          keepWhere(CmpOp::create(bb, loc, bb.getI1Type(), CmpPredicate::eq,
+                                  linearIndex(bb, loc, extremum),
+                                  args[numOld + 1]));
+        // A direct read contributes where its subscripts are the element.
+        if (direct)
+          for (auto [e, at] : llvm::zip(maps[inputIndex].getResults(), element))
+            keepWhere(CmpOp::create(bb, loc, bb.getI1Type(), CmpPredicate::eq,
+                                    evaluate(bb, loc, e), at));
+        auto yield = YieldOp::create(bb, loc, yielded);
+        ReverseSweep inner(ctx);
+        inner.setElement(gathered, element);
+        result = inner.run(*body, yielded, seedAdjoint,
+                           direct ? args[inputIndex] : gathered);
+        if (failed(result))
+          return yielded;
+        Value adj = *result;
+        if (!adj) {
+          OpBuilder zb(yield);
+          adj = ConstantOp::create(
+              zb, loc, FloatAttr::get(getElementTypeOrSelf(gathered), 0));
+        }
+        yield->erase();
+        return adj;
+      });
+  if (failed(result))
+    return failure();
+  return adjoint;
+}

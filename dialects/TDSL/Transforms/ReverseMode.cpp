@@ -13,6 +13,7 @@
 #include "dialects/TDSL/IR/TDSLOps.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/AffineMap.h"
@@ -508,6 +509,8 @@ FailureOr<Value> ReverseSweep::indexGenAdjoint(Operation *op, Value g,
   SmallVector<AffineMap> maps = gen.getIndexingMapsArray();
   unsigned numOldLoops = gen.getIteratorTypes().size();
   bool direct = inputIndex != ~0u;
+  if (gathered && input == gathered)
+    return elementAdjoint(op, g, inputIndex, extremum);
   if (direct) {
     bool applicable = false;
     FailureOr<Value> inverted =
@@ -767,6 +770,9 @@ LogicalResult ReverseSweep::visitExtract(Operation *op, Value g) {
 /// adjoint is the seed put back in place among zeros.
 LogicalResult ReverseSweep::visitSlice(Operation *op, Value g) {
   Location loc = op->getLoc();
+  if (auto slice = dyn_cast<tensor::ExtractSliceOp>(op);
+      slice && gathered && slice.getSource() == gathered)
+    return gatheredSlice(slice, g);
   for (Value v : op->getOperands())
     if (gathered && v == gathered)
       return op->emitError("cannot differentiate an update of a tensor read "
@@ -806,6 +812,44 @@ LogicalResult ReverseSweep::visitSlice(Operation *op, Value g) {
                tensor::InsertSliceOp::create(
                    b, loc, g, zerosLike(b, loc, src), slice.getMixedOffsets(),
                    slice.getMixedSizes(), slice.getMixedStrides()));
+  return success();
+}
+
+/// A slice of the gathered tensor (a row read at an invariant position by
+/// an op nested in the gather's body): the gathered element gets the
+/// slice's adjoint at its place in the slice, or nothing outside it.
+LogicalResult ReverseSweep::gatheredSlice(tensor::ExtractSliceOp slice,
+                                          Value g) {
+  Location loc = slice.getLoc();
+  if (!slice.hasUnitStride())
+    return slice.emitError("cannot differentiate a strided slice of a tensor "
+                           "read with computed subscripts yet");
+  Type i64 = b.getI64Type();
+  llvm::SmallBitVector dropped = slice.getDroppedDims();
+  Value inside = ConstantOp::create(b, loc, b.getBoolAttr(true));
+  Value zeroI = ConstantOp::create(b, loc, b.getI64IntegerAttr(0));
+  SmallVector<Value> at;
+  for (auto [d, e] : llvm::enumerate(element)) {
+    Value off = CastOp::create(
+        b, loc, i64,
+        getValueOrCreateConstantIndexOp(b, loc, slice.getMixedOffsets()[d]));
+    Value size = CastOp::create(
+        b, loc, i64,
+        getValueOrCreateConstantIndexOp(b, loc, slice.getMixedSizes()[d]));
+    Value rel = SubOp::create(b, loc, e, off);
+    Value ok = AndOp::create(
+        b, loc, CmpOp::create(b, loc, b.getI1Type(), CmpPredicate::ge, rel, zeroI),
+        CmpOp::create(b, loc, b.getI1Type(), CmpPredicate::lt, rel, size));
+    inside = AndOp::create(b, loc, inside, ok);
+    if (!dropped.test(d))
+      at.push_back(CastOp::create(
+          b, loc, b.getIndexType(),
+          SelectOp::create(b, loc, i64, ok, rel, zeroI)));
+  }
+  Value value = tensor::ExtractOp::create(b, loc, g, at);
+  Value zero = constant(loc, value.getType(), 0);
+  accumulate(loc, gathered,
+             SelectOp::create(b, loc, value.getType(), inside, value, zero));
   return success();
 }
 

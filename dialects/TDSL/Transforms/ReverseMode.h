@@ -15,6 +15,7 @@
 #include "dialects/TDSL/IR/TDSLOps.h"
 
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/AffineExpr.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Value.h"
@@ -105,6 +106,12 @@ private:
                                                unsigned inputIndex,
                                                const Extremum &extremum,
                                                bool &applicable);
+  /// Inside a masked gather, the scalar adjoint of the gathered element
+  /// for a nested index_gen that reads the gathered tensor.
+  mlir::FailureOr<mlir::Value> elementAdjoint(mlir::Operation *op,
+                                              mlir::Value g,
+                                              unsigned inputIndex,
+                                              const Extremum &extremum);
   mlir::FailureOr<Extremum> findFirstExtremum(IndexGenOp gen);
   mlir::Value linearIndex(mlir::OpBuilder &bb, mlir::Location loc,
                           const Extremum &extremum);
@@ -118,6 +125,8 @@ private:
                        mlir::AffineExpr e);
   mlir::LogicalResult visitExtract(mlir::Operation *op, mlir::Value g);
   mlir::LogicalResult visitSlice(mlir::Operation *op, mlir::Value g);
+  mlir::LogicalResult gatheredSlice(mlir::tensor::ExtractSliceOp slice,
+                                    mlir::Value g);
   /// Adds `contribution` (shaped like the op's result) to the adjoint of
   /// `operand`, summed over the dimensions `operand` was broadcast along.
   void accumulate(mlir::Location loc, mlir::Value operand,
