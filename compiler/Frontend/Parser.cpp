@@ -476,20 +476,10 @@ std::unique_ptr<Stmt> Parser::parseStatement() {
     break;
   }
   case TokenKind::identifier: {
-    // `m.w1 = e` replaces a field of the model m.
     if (peek().is(TokenKind::dot) && peek(2).is(TokenKind::identifier) &&
         peek(3).is(TokenKind::equal)) {
-      auto let = std::make_unique<LetStmt>(
-          loc, (tok().spelling + "." + peek(2).spelling).str());
-      let->fieldLoc = peek(2).getLoc();
-      consume();
-      consume();
-      consume();
-      consume();
-      let->value = parseExpr();
-      if (!let->value)
+      if (!(stmt = parseFieldAssign()))
         return nullptr;
-      stmt = std::move(let);
       break;
     }
     if (peek().is(TokenKind::equal) || peek().is(TokenKind::colon)) {
@@ -548,6 +538,18 @@ std::unique_ptr<Stmt> Parser::parseStatement() {
   if (!expectStatementEnd())
     return nullptr;
   return stmt;
+}
+
+// field-assign ::= identifier '.' identifier '=' expr
+/// `m.w1 = e` replaces a field of the model m: a binding of "m.w1".
+std::unique_ptr<Stmt> Parser::parseFieldAssign() {
+  auto let = std::make_unique<LetStmt>(
+      tok().getLoc(), (tok().spelling + "." + peek(2).spelling).str());
+  let->fieldLoc = peek(2).getLoc();
+  for (int i = 0; i < 4; ++i)
+    consume();
+  let->value = parseExpr();
+  return let->value ? std::move(let) : nullptr;
 }
 
 // range ::= identifier 'in' expr '..' expr

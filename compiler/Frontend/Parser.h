@@ -37,6 +37,7 @@ private:
   bool parseBlock(StmtList &body);
   std::unique_ptr<Stmt> parseStatement();
   std::unique_ptr<Stmt> parseFor();
+  std::unique_ptr<Stmt> parseFieldAssign();
   std::unique_ptr<Stmt> parseIf();
   bool parseRange(LoopRange &range);
   bool expectStatementEnd();

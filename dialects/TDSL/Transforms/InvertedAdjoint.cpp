@@ -68,16 +68,6 @@ std::optional<Linear> linearize(AffineExpr e) {
   return a;
 }
 
-/// One subscript of the differentiated input solved for one loop: the
-/// loop's value is (p - rest) / coef, where p is a loop of the adjoint.
-struct Solved {
-  unsigned oldDim;
-  unsigned newLoop;
-  AffineExpr rest;
-  int64_t coef;
-  Value extent; // the old loop's extent, an index
-};
-
 /// The static extent of old loop `d` where an operand's type gives it.
 int64_t staticExtent(IndexGenOp gen, unsigned d) {
   auto maps = gen.getIndexingMapsArray();
@@ -93,89 +83,154 @@ int64_t staticExtent(IndexGenOp gen, unsigned d) {
 }
 } // namespace
 
-FailureOr<Value> ReverseSweep::invertedAdjoint(Operation *op, Value g,
-                                               unsigned inputIndex,
-                                               const Extremum &extremum,
-                                               bool &applicable) {
-  applicable = false;
-  auto gen = cast<IndexGenOp>(op);
-  Location loc = op->getLoc();
-  MLIRContext *ctx = b.getContext();
-  SmallVector<AffineMap> maps = gen.getIndexingMapsArray();
-  unsigned numOld = gen.getIteratorTypes().size();
-  AffineMap inMap = maps[inputIndex];
-  Value input = gen.getInputs()[inputIndex];
-  // Operands that give the extents of the old loops: the inputs and the
-  // seed (shaped like the result).
-  SmallVector<Value> operands(gen.getInputs());
-  operands.push_back(g);
+/// The plan and the operands of one inverted adjoint (see the file
+/// comment), built in steps: plan() chooses the loop each subscript is
+/// solved for, operands() the new op's inputs, body() its region.
+struct ReverseSweep::Inversion {
+  /// One subscript of the differentiated input solved for one loop: the
+  /// loop's value is (p - rest) / coef, where p is a loop of the adjoint.
+  struct Solved {
+    unsigned oldDim;
+    unsigned newLoop;
+    AffineExpr rest;
+    int64_t coef;
+    Value extent; // the old loop's extent, an index
+  };
+  struct Pending {
+    unsigned result;
+    int solvedDim = -1; // -1: masked
+    AffineExpr rest;
+    int64_t coef = 1;
+  };
+  ReverseSweep &sweep;
+  IndexGenOp gen;
+  Value g;
+  unsigned inputIndex;
+  const Extremum &extremum;
+  Location loc;
+  MLIRContext *ctx;
+  SmallVector<AffineMap> maps;
+  unsigned numOld;
 
-  // Plan: which results of the input's map are plain loops, solved, or
-  // masked (an equality with a new loop).
+  // The plan: per old loop, its new loop (-1 when solved); the solved
+  // subscripts; the masked ones (a new loop equal to a subscript); the
+  // adjoint's output map.
+  SmallVector<int> newPos;
+  unsigned numLoops = 0;
+  SmallVector<Solved> solved;
+  SmallVector<std::pair<unsigned, AffineExpr>> masked;
+  SmallVector<AffineExpr> out;
+
+  // The operands: per primal input, its argument of the new body (-1: read
+  // inside the body); the same for the seed and the first extremum.
+  SmallVector<Value> inputs;
+  SmallVector<AffineMap> newMaps;
+  SmallVector<int> argOf;
+  int seedArg = -1, firstArg = -1;
+
+  // While the body is built: each old loop's value, and whether this
+  // iteration is one of the primal's.
+  SmallVector<Value> oldValue;
+  Value valid;
+
+  Inversion(ReverseSweep &sweep, IndexGenOp gen, Value g, unsigned inputIndex,
+            const Extremum &extremum)
+      : sweep(sweep), gen(gen), g(g), inputIndex(inputIndex),
+        extremum(extremum), loc(gen.getLoc()), ctx(gen.getContext()),
+        maps(gen.getIndexingMapsArray()),
+        numOld(gen.getIteratorTypes().size()) {}
+
+  bool plan(OpBuilder &b);
+  void chooseSolved(SmallVectorImpl<int> &plainOf,
+                    SmallVectorImpl<Pending> &pending);
+  Value extentOf(OpBuilder &b, unsigned oldDim);
+  bool operands();
+  Value body(OpBuilder &bb, ValueRange args, FailureOr<Value> &result);
+  void solveLoops(OpBuilder &bb);
+  Value eval(OpBuilder &bb, AffineExpr e);
+  Value readAt(OpBuilder &bb, Value v, AffineMap m);
+  void replaceLoopReads(ArrayRef<Operation *> cloned);
+};
+
+/// Per result of the input's map: a plain loop (its first use), or pending:
+/// solved for the loop used by this subscript only with the largest
+/// coefficient, then the largest extent (y in y + dy), or else masked.
+void ReverseSweep::Inversion::chooseSolved(SmallVectorImpl<int> &plainOf,
+                                           SmallVectorImpl<Pending> &pending) {
+  AffineMap inMap = maps[inputIndex];
   SmallVector<unsigned> uses(numOld, 0);
   for (AffineExpr e : inMap.getResults())
     for (unsigned d = 0; d < numOld; ++d)
       uses[d] += e.isFunctionOfDim(d);
   llvm::SmallBitVector taken(numOld);
-  SmallVector<int> plainOf(inMap.getNumResults(), -1);
+  plainOf.assign(inMap.getNumResults(), -1);
   for (auto [j, e] : llvm::enumerate(inMap.getResults()))
     if (auto d = dyn_cast<AffineDimExpr>(e); d && !taken.test(d.getPosition())) {
       taken.set(d.getPosition());
       plainOf[j] = d.getPosition();
     }
-  struct Pending {
-    unsigned result;
-    int solvedDim; // -1: masked
-    AffineExpr rest;
-    int64_t coef = 1;
-  };
-  SmallVector<Pending> pending;
   for (auto [j, e] : llvm::enumerate(inMap.getResults())) {
     if (plainOf[j] >= 0)
       continue;
-    Pending p{(unsigned)j, -1, {}, 1};
-    if (auto lin = linearize(e)) {
-      // The loop to solve for: used by this subscript only, with the
-      // largest coefficient, then the largest extent (y in y + dy).
-      int best = -1;
-      for (auto [d, c] : lin->coef) {
-        if (c <= 0 || taken.test(d) || uses[d] != 1)
-          continue;
-        if (best < 0 || c > lin->coef[best] ||
-            (c == lin->coef[best] &&
-             staticExtent(gen, d) > staticExtent(gen, best)))
-          best = d;
-      }
-      if (best >= 0) {
-        taken.set(best);
-        p.solvedDim = best;
-        p.coef = lin->coef[best];
-        // The rest, built from the other terms (no solved loop in it).
-        p.rest = getAffineConstantExpr(lin->constant, ctx);
-        for (auto [d, c] : lin->coef)
-          if ((int)d != best && c != 0)
-            p.rest = p.rest + getAffineDimExpr(d, ctx) * c;
-      }
+    Pending p{(unsigned)j};
+    std::optional<Linear> lin = linearize(e);
+    int best = -1;
+    for (auto [d, c] : lin ? lin->coef : std::map<unsigned, int64_t>()) {
+      if (c <= 0 || taken.test(d) || uses[d] != 1)
+        continue;
+      if (best < 0 || c > lin->coef[best] ||
+          (c == lin->coef[best] &&
+           staticExtent(gen, d) > staticExtent(gen, best)))
+        best = d;
+    }
+    if (best >= 0) {
+      taken.set(best);
+      p.solvedDim = best;
+      p.coef = lin->coef[best];
+      // The rest, from the other terms: it has no solved loop (each solved
+      // loop is in one subscript only).
+      p.rest = getAffineConstantExpr(lin->constant, ctx);
+      for (auto [d, c] : lin->coef)
+        if ((int)d != best && c != 0)
+          p.rest = p.rest + getAffineDimExpr(d, ctx) * c;
     }
     pending.push_back(p);
   }
-  if (llvm::none_of(pending, [](const Pending &p) { return p.solvedDim >= 0; }))
-    return failure(); // nothing to invert: the masked adjoint is as good
+}
 
-  // New loops: the old ones not solved, in order, then one per pending
-  // subscript.
-  SmallVector<int> newPos(numOld, -1);
-  unsigned numLoops = 0;
+/// The extent of an old loop, from an operand that has it plainly (an
+/// input, or the seed, shaped like the result).
+Value ReverseSweep::Inversion::extentOf(OpBuilder &b, unsigned oldDim) {
+  SmallVector<Value> operands(gen.getInputs());
+  operands.push_back(g);
+  AffineExpr dim = getAffineDimExpr(oldDim, ctx);
+  for (auto [k, v] : llvm::enumerate(operands)) {
+    AffineMap m = k + 1 == operands.size() ? maps.back() : maps[k];
+    auto type = dyn_cast<RankedTensorType>(v.getType());
+    if (auto pos = m.getResultPosition(dim); pos && type)
+      return tensor::DimOp::create(b, loc, v, *pos);
+  }
+  return nullptr;
+}
+
+/// New loops: the old ones not solved, in order, then one per pending
+/// subscript. False when nothing is solved (the masked adjoint is as good)
+/// or a solved loop's extent is unknown.
+bool ReverseSweep::Inversion::plan(OpBuilder &b) {
+  SmallVector<int> plainOf;
+  SmallVector<Pending> pending;
+  chooseSolved(plainOf, pending);
   llvm::SmallBitVector solvedDims(numOld);
   for (const Pending &p : pending)
     if (p.solvedDim >= 0)
       solvedDims.set(p.solvedDim);
+  if (solvedDims.none())
+    return false;
+  newPos.assign(numOld, -1);
   for (unsigned d = 0; d < numOld; ++d)
     if (!solvedDims.test(d))
       newPos[d] = numLoops++;
-  SmallVector<Solved> solved;
-  SmallVector<std::pair<unsigned, AffineExpr>> masked;
-  SmallVector<AffineExpr> out(inMap.getNumResults());
+  out.resize(plainOf.size());
   for (auto [j, d] : llvm::enumerate(plainOf))
     if (d >= 0)
       out[j] = getAffineDimExpr(newPos[d], ctx);
@@ -183,25 +238,22 @@ FailureOr<Value> ReverseSweep::invertedAdjoint(Operation *op, Value g,
     unsigned loop = numLoops++;
     out[p.result] = getAffineDimExpr(loop, ctx);
     if (p.solvedDim < 0) {
-      masked.push_back({loop, inMap.getResult(p.result)});
+      masked.push_back({loop, maps[inputIndex].getResult(p.result)});
       continue;
     }
-    // The solved loop's extent, from an operand that has it plainly.
-    Value extent;
-    AffineExpr dim = getAffineDimExpr(p.solvedDim, ctx);
-    for (unsigned k = 0; k < operands.size() && !extent; ++k) {
-      AffineMap m = k + 1 == operands.size() ? maps.back() : maps[k];
-      auto type = dyn_cast<RankedTensorType>(operands[k].getType());
-      if (auto pos = m.getResultPosition(dim); pos && type)
-        extent = tensor::DimOp::create(b, loc, operands[k], *pos);
-    }
+    Value extent = extentOf(b, p.solvedDim);
     if (!extent)
-      return failure();
+      return false;
     solved.push_back({(unsigned)p.solvedDim, loop, p.rest, p.coef, extent});
   }
+  return true;
+}
 
-  // Operands read through a map of the new loops, or (when a map uses a
-  // solved loop) inside the body.
+/// Operands read through a map of the new loops, or (when a map uses a
+/// solved loop) inside the body; the input itself at the adjoint's element
+/// (its value in the body, and the extents of the new loops). False when
+/// some new loop would have no extent.
+bool ReverseSweep::Inversion::operands() {
   auto usesSolved = [&](AffineMap m) {
     return llvm::any_of(solved, [&](const Solved &s) {
       return m.isFunctionOfDim(s.oldDim);
@@ -212,166 +264,181 @@ FailureOr<Value> ReverseSweep::invertedAdjoint(Operation *op, Value g,
     renumber.push_back(newPos[d] >= 0 ? getAffineDimExpr(newPos[d], ctx)
                                       : getAffineConstantExpr(0, ctx));
   auto moved = [&](AffineMap m) {
-    return AffineMap::get(numLoops, 0,
-                          m.replaceDimsAndSymbols(renumber, {}, numLoops, 0)
-                              .getResults(),
-                          ctx);
+    return AffineMap::get(
+        numLoops, 0,
+        m.replaceDimsAndSymbols(renumber, {}, numLoops, 0).getResults(), ctx);
   };
-  SmallVector<Value> newInputs;
-  SmallVector<AffineMap> newMaps;
-  // Per primal input: its argument of the new body, or -1 (read inside).
-  SmallVector<int> argOf;
   llvm::SmallBitVector covered(numLoops);
-  auto addInput = [&](Value v, AffineMap m) {
-    newInputs.push_back(v);
+  auto add = [&](Value v, AffineMap m) {
+    inputs.push_back(v);
     newMaps.push_back(m);
     for (AffineExpr e : m.getResults())
       if (auto d = dyn_cast<AffineDimExpr>(e))
         covered.set(d.getPosition());
-    return (int)newInputs.size() - 1;
+    return (int)inputs.size() - 1;
   };
   for (auto [k, v] : llvm::enumerate(gen.getInputs()))
     argOf.push_back(k == inputIndex || usesSolved(maps[k])
                         ? -1
-                        : addInput(v, moved(maps[k])));
+                        : add(v, moved(maps[k])));
   bool seedInBody = usesSolved(maps.back());
-  int seedArg = seedInBody ? -1 : addInput(g, moved(maps.back()));
-  int firstArg = -1;
-  if (extremum.first && !seedInBody)
-    firstArg = addInput(extremum.first, moved(maps.back()));
+  if (!seedInBody) {
+    seedArg = add(g, moved(maps.back()));
+    if (extremum.first)
+      firstArg = add(extremum.first, moved(maps.back()));
+  }
   AffineMap outMap = AffineMap::get(numLoops, 0, out, ctx);
-  // The input itself, at the adjoint's element: its value in the body, and
-  // the extents of the new loops.
-  argOf[inputIndex] = addInput(input, outMap);
-  if (!covered.all())
-    return failure(); // some loop would have no extent
+  argOf[inputIndex] = add(gen.getInputs()[inputIndex], outMap);
   newMaps.push_back(outMap);
-  applicable = true;
+  return covered.all();
+}
 
+/// An affine expression of the old loops, as an i64 of the body.
+Value ReverseSweep::Inversion::eval(OpBuilder &bb, AffineExpr e) {
+  if (auto d = dyn_cast<AffineDimExpr>(e))
+    return oldValue[d.getPosition()];
+  if (auto c = dyn_cast<AffineConstantExpr>(e))
+    return ConstantOp::create(bb, loc, bb.getI64IntegerAttr(c.getValue()));
+  auto bin = cast<AffineBinaryOpExpr>(e);
+  Value l = eval(bb, bin.getLHS()), r = eval(bb, bin.getRHS());
+  switch (e.getKind()) {
+  case AffineExprKind::Add: return AddOp::create(bb, loc, l, r);
+  case AffineExprKind::Mul: return MulOp::create(bb, loc, l, r);
+  case AffineExprKind::FloorDiv: return DivOp::create(bb, loc, l, r);
+  default: return RemOp::create(bb, loc, l, r);
+  }
+}
+
+/// The old loops' values: the unsolved ones are loops of the new op; a
+/// solved one is (p - rest) / coef, valid where that divides and is in
+/// range, clamped to 0 elsewhere (so every read stays in range).
+void ReverseSweep::Inversion::solveLoops(OpBuilder &bb) {
+  Type i64 = bb.getI64Type();
+  auto cst = [&](int64_t v) -> Value {
+    return ConstantOp::create(bb, loc, bb.getI64IntegerAttr(v));
+  };
+  auto cmp = [&](CmpPredicate p, Value x, Value y) -> Value {
+    return CmpOp::create(bb, loc, bb.getI1Type(), p, x, y);
+  };
+  oldValue.assign(numOld, nullptr);
+  for (unsigned d = 0; d < numOld; ++d)
+    if (newPos[d] >= 0)
+      oldValue[d] = sweep.loopIndex(bb, loc, newPos[d]);
+  valid = ConstantOp::create(bb, loc, bb.getBoolAttr(true));
+  for (const Solved &s : solved) {
+    Value num = SubOp::create(bb, loc, sweep.loopIndex(bb, loc, s.newLoop),
+                              eval(bb, s.rest));
+    Value ok = cmp(CmpPredicate::ge, num, cst(0));
+    Value value = num;
+    if (s.coef != 1) {
+      Value rem = RemOp::create(bb, loc, num, cst(s.coef));
+      ok = AndOp::create(bb, loc, ok, cmp(CmpPredicate::eq, rem, cst(0)));
+      value = DivOp::create(bb, loc, num, cst(s.coef));
+    }
+    Value extent = CastOp::create(bb, loc, i64, s.extent);
+    ok = AndOp::create(bb, loc, ok, cmp(CmpPredicate::lt, value, extent));
+    valid = AndOp::create(bb, loc, valid, ok);
+    oldValue[s.oldDim] = SelectOp::create(bb, loc, i64, ok, value, cst(0));
+  }
+  for (auto [loop, e] : masked)
+    valid = AndOp::create(bb, loc, valid,
+                          cmp(CmpPredicate::eq, sweep.loopIndex(bb, loc, loop),
+                              eval(bb, e)));
+}
+
+/// `v` read through the old map `m` at the old loops' values.
+Value ReverseSweep::Inversion::readAt(OpBuilder &bb, Value v, AffineMap m) {
+  if (!isa<RankedTensorType>(v.getType()))
+    return v;
+  SmallVector<Value> at;
+  for (AffineExpr e : m.getResults())
+    at.push_back(CastOp::create(bb, loc, bb.getIndexType(), eval(bb, e)));
+  return tensor::ExtractOp::create(bb, loc, v, at);
+}
+
+/// The cloned primal body's reads of its loops (not those of ops nested in
+/// it) become the old loops' values.
+void ReverseSweep::Inversion::replaceLoopReads(ArrayRef<Operation *> cloned) {
+  SmallVector<IndexOp> indices;
+  for (Operation *inner : cloned)
+    inner->walk<WalkOrder::PreOrder>([&](Operation *o) {
+      if (o != inner && isa<IndexGenOp, ParallelForOp>(o))
+        return WalkResult::skip();
+      if (auto idx = dyn_cast<IndexOp>(o))
+        indices.push_back(idx);
+      return WalkResult::advance();
+    });
+  for (IndexOp idx : indices) {
+    if (idx.getDim() >= numOld)
+      continue;
+    OpBuilder ib(idx);
+    idx.replaceAllUsesWith(
+        CastOp::create(ib, loc, ib.getIndexType(), oldValue[idx.getDim()])
+            .getResult());
+    idx.erase();
+  }
+}
+
+/// The region: the primal body at the old loops' values, then the sweep
+/// from the seed (zero where the iteration is not the primal's) to the
+/// input's element.
+Value ReverseSweep::Inversion::body(OpBuilder &bb, ValueRange args,
+                                    FailureOr<Value> &result) {
+  solveLoops(bb);
   Block &old = gen.getRegion().front();
+  IRMapping mapping;
+  for (auto [k, v] : llvm::enumerate(gen.getInputs()))
+    mapping.map(old.getArgument(k),
+                argOf[k] >= 0 ? args[argOf[k]] : readAt(bb, v, maps[k]));
+  Value seed = seedArg >= 0 ? args[seedArg] : readAt(bb, g, maps.back());
+  SmallVector<Operation *> cloned;
+  for (Operation &inner : old.without_terminator())
+    cloned.push_back(bb.clone(inner, mapping));
+  replaceLoopReads(cloned);
+  Block *block = bb.getInsertionBlock();
+  Value yielded = mapping.lookupOrDefault(old.getTerminator()->getOperand(0));
+  if (extremum.first) {
+    Value first = firstArg >= 0 ? args[firstArg]
+                                : readAt(bb, extremum.first, maps.back());
+    Value lin = sweep.linearIndex(bb, loc, extremum,
+                                  [&](unsigned d) { return oldValue[d]; });
+    valid = AndOp::create(bb, loc, valid,
+                          CmpOp::create(bb, loc, bb.getI1Type(),
+                                        CmpPredicate::eq, lin, first));
+  }
+  Value zero = ConstantOp::create(bb, loc, FloatAttr::get(seed.getType(), 0));
+  Value seedAdjoint =
+      SelectOp::create(bb, loc, seed.getType(), valid, seed, zero);
+  auto yield = YieldOp::create(bb, loc, yielded);
+  ReverseSweep inner(ctx);
+  inner.setElement(sweep.gathered, sweep.element);
+  result = inner.run(*block, yielded, seedAdjoint, args[argOf[inputIndex]]);
+  if (failed(result))
+    return yielded;
+  Value adj = *result;
+  if (!adj) {
+    OpBuilder zb(yield);
+    Type elem = getElementTypeOrSelf(gen.getInputs()[inputIndex]);
+    adj = ConstantOp::create(zb, loc, FloatAttr::get(elem, 0));
+  }
+  yield->erase();
+  return adj;
+}
+
+FailureOr<Value> ReverseSweep::invertedAdjoint(Operation *op, Value g,
+                                               unsigned inputIndex,
+                                               const Extremum &extremum,
+                                               bool &applicable) {
+  Inversion inv(*this, cast<IndexGenOp>(op), g, inputIndex, extremum);
+  applicable = inv.plan(b) && inv.operands();
+  if (!applicable)
+    return failure();
   FailureOr<Value> result = failure();
   Value adjoint = buildIndexGen(
-      b, loc, input.getType(), newInputs, newMaps, numLoops,
-      [&](OpBuilder &bb, ValueRange args) -> Value {
-        Type i64 = bb.getI64Type();
-        auto cst = [&](int64_t v) -> Value {
-          return ConstantOp::create(bb, loc, bb.getI64IntegerAttr(v));
-        };
-        auto cmp = [&](CmpPredicate p, Value x, Value y) -> Value {
-          return CmpOp::create(bb, loc, bb.getI1Type(), p, x, y);
-        };
-        // Every old loop's value (a solved one clamped to its range), and
-        // whether this iteration is one of the primal's.
-        SmallVector<Value> oldValue(numOld);
-        for (unsigned d = 0; d < numOld; ++d)
-          if (newPos[d] >= 0)
-            oldValue[d] = loopIndex(bb, loc, newPos[d]);
-        Value valid = ConstantOp::create(bb, loc, bb.getBoolAttr(true));
-        std::function<Value(AffineExpr)> eval = [&](AffineExpr e) -> Value {
-          if (auto d = dyn_cast<AffineDimExpr>(e))
-            return oldValue[d.getPosition()];
-          if (auto c = dyn_cast<AffineConstantExpr>(e))
-            return cst(c.getValue());
-          auto bin = cast<AffineBinaryOpExpr>(e);
-          Value l = eval(bin.getLHS()), r = eval(bin.getRHS());
-          switch (e.getKind()) {
-          case AffineExprKind::Add: return AddOp::create(bb, loc, l, r);
-          case AffineExprKind::Mul: return MulOp::create(bb, loc, l, r);
-          case AffineExprKind::FloorDiv: return DivOp::create(bb, loc, l, r);
-          default: return RemOp::create(bb, loc, l, r);
-          }
-        };
-        // Solved loops in order: a rest may use a loop solved before it
-        // only if that one is set; rests use unsolved loops (each solved
-        // loop appears in one subscript only).
-        for (const Solved &s : solved) {
-          Value num = SubOp::create(bb, loc, loopIndex(bb, loc, s.newLoop),
-                                    eval(s.rest));
-          Value ok = cmp(CmpPredicate::ge, num, cst(0));
-          Value value = num;
-          if (s.coef != 1) {
-            ok = AndOp::create(bb, loc, ok,
-                               cmp(CmpPredicate::eq,
-                                   RemOp::create(bb, loc, num, cst(s.coef)),
-                                   cst(0)));
-            value = DivOp::create(bb, loc, num, cst(s.coef));
-          }
-          Value extent = CastOp::create(bb, loc, i64, s.extent);
-          ok = AndOp::create(bb, loc, ok, cmp(CmpPredicate::lt, value, extent));
-          valid = AndOp::create(bb, loc, valid, ok);
-          oldValue[s.oldDim] = SelectOp::create(bb, loc, i64, ok, value, cst(0));
-        }
-        for (auto [loop, e] : masked)
-          valid = AndOp::create(bb, loc, valid,
-                                cmp(CmpPredicate::eq,
-                                    loopIndex(bb, loc, loop), eval(e)));
-        // Other reads at a solved loop: at the clamped position.
-        auto readAt = [&](Value v, AffineMap m) -> Value {
-          auto type = dyn_cast<RankedTensorType>(v.getType());
-          if (!type)
-            return v;
-          SmallVector<Value> at;
-          for (AffineExpr e : m.getResults())
-            at.push_back(CastOp::create(bb, loc, bb.getIndexType(), eval(e)));
-          return tensor::ExtractOp::create(bb, loc, v, at);
-        };
-        IRMapping mapping;
-        for (auto [k, v] : llvm::enumerate(gen.getInputs()))
-          mapping.map(old.getArgument(k),
-                      argOf[k] >= 0 ? args[argOf[k]] : readAt(v, maps[k]));
-        Value seed = seedArg >= 0 ? args[seedArg] : readAt(g, maps.back());
-        SmallVector<Operation *> cloned;
-        for (Operation &inner : old.without_terminator())
-          cloned.push_back(bb.clone(inner, mapping));
-        Block *body = bb.getInsertionBlock();
-        // The primal body's reads of its loops become the old loops' values.
-        SmallVector<IndexOp> indices;
-        for (Operation *inner : cloned)
-          inner->walk<WalkOrder::PreOrder>([&](Operation *o) {
-            if (o != inner && isa<IndexGenOp, ParallelForOp>(o))
-              return WalkResult::skip();
-            if (auto idx = dyn_cast<IndexOp>(o))
-              indices.push_back(idx);
-            return WalkResult::advance();
-          });
-        for (IndexOp idx : indices) {
-          unsigned d = idx.getDim();
-          if (d >= numOld)
-            continue;
-          OpBuilder ib(idx);
-          Value v = oldValue[d];
-          idx.replaceAllUsesWith(
-              CastOp::create(ib, loc, ib.getIndexType(), v).getResult());
-          idx.erase();
-        }
-        Value yielded =
-            mapping.lookupOrDefault(old.getTerminator()->getOperand(0));
-        Value zero = ConstantOp::create(bb, loc, FloatAttr::get(seed.getType(), 0));
-        if (extremum.first) {
-          Value first = firstArg >= 0 ? args[firstArg]
-                                      : readAt(extremum.first, maps.back());
-          Value lin = linearIndex(bb, loc, extremum, [&](unsigned d) {
-            return oldValue[d];
-          });
-          valid = AndOp::create(bb, loc, valid,
-                                cmp(CmpPredicate::eq, lin, first));
-        }
-        Value seedAdjoint =
-            SelectOp::create(bb, loc, seed.getType(), valid, seed, zero);
-        auto yield = YieldOp::create(bb, loc, yielded);
-        ReverseSweep inner(ctx);
-        inner.setElement(this->gathered, element);
-        result = inner.run(*body, yielded, seedAdjoint, args[argOf[inputIndex]]);
-        if (failed(result))
-          return yielded;
-        Value adj = *result;
-        if (!adj) {
-          OpBuilder zb(yield);
-          adj = ConstantOp::create(zb, loc,
-                                   FloatAttr::get(getElementTypeOrSelf(input), 0));
-        }
-        yield->erase();
-        return adj;
+      b, inv.loc, inv.gen.getInputs()[inputIndex].getType(), inv.inputs,
+      inv.newMaps, inv.numLoops,
+      [&](OpBuilder &bb, ValueRange args) {
+        return inv.body(bb, args, result);
       });
   if (failed(result))
     return failure();

@@ -72,6 +72,7 @@ public:
 
 private:
   struct Rules;
+  struct Inversion;
 
   /// Where a max or min reduction took its value: `first` holds, per
   /// output, the row-major number of the first extremal iteration of the
