@@ -1131,13 +1131,6 @@ Type Checker::matchCall(SMLoc loc, llvm::MutableArrayRef<CallArg> args,
   };
   llvm::StringMap<Binding> bound;
   typeArgs.assign(fn.typeParams.size(), nullptr);
-  // The model type parameter `m` stands for at this call.
-  auto boundModel = [&](const ModelDecl *m) -> const ModelDecl *& {
-    for (size_t k = 0; k < fn.typeParams.size(); ++k)
-      if (fn.typeParams[k].get() == m)
-        return typeArgs[k];
-    llvm_unreachable("not a type parameter of the callee");
-  };
   for (unsigned i = 0; i < args.size(); ++i) {
     Expr &arg = *args[i].value;
     const Param &p = fn.params[i];
@@ -1147,16 +1140,8 @@ Type Checker::matchCall(SMLoc loc, llvm::MutableArrayRef<CallArg> args,
     if (want.isError())
       return Type::error();
     if (want.isModel() && want.model->isTypeParam) {
-      const ModelDecl *&slot = boundModel(want.model);
-      if (!arg.type.isModel() || (slot && slot != arg.type.model)) {
-        diags.error(arg.loc, argDesc + " must be a model" +
-                                 (slot ? " of type " + slot->name : "") +
-                                 ", not " + arg.type.str());
-        diags.note(p.loc, "parameter declared here, of type parameter '" +
-                              want.str() + "'");
+      if (!bindTypeParam(arg, p, fn, argDesc, typeArgs))
         return Type::error();
-      }
-      slot = arg.type.model;
       continue;
     }
     if (isLiteralKind(arg.type.elem) && !coerce(arg, want.elem, argDesc))
@@ -1219,7 +1204,7 @@ Type Checker::matchCall(SMLoc loc, llvm::MutableArrayRef<CallArg> args,
     return Type::voidTy();
   Type r = fn.result.type;
   if (r.isModel() && r.model->isTypeParam) {
-    const ModelDecl *m = boundModel(r.model);
+    const ModelDecl *m = typeArgs[typeParamIndex(fn, r.model)];
     return Type::modelType(m->name, m);
   }
   for (Dim &d : r.shape)

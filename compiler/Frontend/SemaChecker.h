@@ -80,6 +80,9 @@ private:
   void checkTypeParams(FunctionDecl &fn);
   const ModelDecl *lookupModel(StringRef name);
   bool resolveModel(Type &t, SMLoc loc);
+  unsigned typeParamIndex(const FunctionDecl &fn, const ModelDecl *m);
+  bool bindTypeParam(Expr &arg, const Param &p, const FunctionDecl &fn,
+                     StringRef argDesc, std::vector<const ModelDecl *> &typeArgs);
   void checkSignature(FunctionDecl &fn);
   void checkFunction(FunctionDecl &fn);
 

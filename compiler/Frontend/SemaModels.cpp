@@ -142,6 +142,32 @@ Type Checker::checkField(FieldExpr &e) {
   return base.model->fields[index].type.type;
 }
 
+unsigned Checker::typeParamIndex(const FunctionDecl &fn, const ModelDecl *m) {
+  for (size_t k = 0; k < fn.typeParams.size(); ++k)
+    if (fn.typeParams[k].get() == m)
+      return k;
+  llvm_unreachable("not a type parameter of the callee");
+}
+
+/// An argument for a parameter whose type is a type parameter: a model,
+/// the same as the other arguments of that type parameter.
+bool Checker::bindTypeParam(Expr &arg, const Param &p, const FunctionDecl &fn,
+                            StringRef argDesc,
+                            std::vector<const ModelDecl *> &typeArgs) {
+  const Type &want = p.type.type;
+  const ModelDecl *&slot = typeArgs[typeParamIndex(fn, want.model)];
+  if (!arg.type.isModel() || (slot && slot != arg.type.model)) {
+    diags.error(arg.loc, argDesc + " must be a model" +
+                             (slot ? " of type " + slot->name : "") +
+                             ", not " + arg.type.str());
+    diags.note(p.loc, "parameter declared here, of type parameter '" +
+                          want.str() + "'");
+    return false;
+  }
+  slot = arg.type.model;
+  return true;
+}
+
 /// `m.w1 = e`: e must have the field's type; m is rebound (a `for` or `if`
 /// that does this carries all of m).
 void Checker::checkFieldAssign(LetStmt &let) {

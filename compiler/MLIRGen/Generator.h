@@ -177,6 +177,11 @@ private:
                      llvm::SmallVectorImpl<mlir::Value> &inputs,
                      llvm::SmallVectorImpl<mlir::AffineMap> &maps,
                      llvm::SmallVectorImpl<const Expr *> &inputExprs);
+  bool addWrittenRanges(const ReduceExpr &root, unsigned first,
+                        IndexFrame &frame, Env &env,
+                        llvm::SmallVectorImpl<mlir::Value> &inputs,
+                        llvm::SmallVectorImpl<mlir::AffineMap> &maps,
+                        llvm::SmallVectorImpl<const Expr *> &inputExprs);
   bool addRangeCarriers(Expr &e, IndexFrame &frame, Env &env,
                         llvm::SmallVectorImpl<mlir::Value> &inputs,
                         llvm::SmallVectorImpl<mlir::AffineMap> &maps,

@@ -473,6 +473,32 @@ bool Generator::collectInputs(Expr &e, IndexFrame &frame, Env &env,
   }
 }
 
+/// A written range `k in 0..n` of a reduction index (loop `first + k`): an
+/// empty tensor of n elements carries it (0 where n is negative).
+bool Generator::addWrittenRanges(
+    const ReduceExpr &root, unsigned first, IndexFrame &frame, Env &env,
+    llvm::SmallVectorImpl<mlir::Value> &inputs,
+    llvm::SmallVectorImpl<mlir::AffineMap> &maps,
+    llvm::SmallVectorImpl<const Expr *> &inputExprs) {
+  for (auto [k, hi] : llvm::enumerate(root.uppers)) {
+    if (!hi)
+      continue;
+    mlir::Location l = loc(hi->loc);
+    mlir::Value n = gen(*hi, env);
+    if (!n)
+      return false;
+    mlir::Value zero = mlir::arith::ConstantIndexOp::create(builder, l, 0);
+    n = mlir::arith::MaxSIOp::create(builder, l, toIndex(n, l), zero);
+    inputs.push_back(mlir::tensor::EmptyOp::create(
+        builder, l, llvm::ArrayRef<int64_t>{mlir::ShapedType::kDynamic},
+        builder.getF32Type(), mlir::ValueRange{n}));
+    maps.push_back(mlir::AffineMap::get(
+        frame.dims.size(), 0, builder.getAffineDimExpr(first + k), &ctx));
+    inputExprs.push_back(nullptr);
+  }
+  return true;
+}
+
 /// `shapeSource`, when given, is a tensor of the result's shape whose
 /// extents are the parallel loops' (an input whose elements are not read).
 mlir::Value Generator::genIndexGen(llvm::ArrayRef<std::string> parallelDims,
@@ -503,24 +529,9 @@ mlir::Value Generator::genIndexGen(llvm::ArrayRef<std::string> parallelDims,
   llvm::SmallVector<const Expr *> inputExprs;
   if (!collectInputs(body, frame, env, inputs, maps, inputExprs))
     return nullptr;
-  // A written range `k in 0..n`: an empty tensor of n elements carries it.
-  if (root)
-    for (auto [k, hi] : llvm::enumerate(root->uppers)) {
-      if (!hi)
-        continue;
-      mlir::Value n = gen(*hi, env);
-      if (!n)
-        return nullptr;
-      mlir::Value zero = mlir::arith::ConstantIndexOp::create(builder, l, 0);
-      n = mlir::arith::MaxSIOp::create(builder, l, toIndex(n, l), zero);
-      inputs.push_back(mlir::tensor::EmptyOp::create(
-          builder, l, llvm::ArrayRef<int64_t>{mlir::ShapedType::kDynamic},
-          builder.getF32Type(), mlir::ValueRange{n}));
-      maps.push_back(mlir::AffineMap::get(
-          frame.dims.size(), 0,
-          builder.getAffineDimExpr(parallelDims.size() + k), &ctx));
-      inputExprs.push_back(nullptr);
-    }
+  if (root && !addWrittenRanges(*root, parallelDims.size(), frame, env,
+                                inputs, maps, inputExprs))
+    return nullptr;
   if (shapeSource) {
     llvm::SmallVector<mlir::AffineExpr> dimsOfSource;
     for (unsigned d = 0; d < parallelDims.size(); ++d)
