@@ -406,9 +406,7 @@ Value ReverseSweep::Inversion::body(OpBuilder &bb, ValueRange args,
                           CmpOp::create(bb, loc, bb.getI1Type(),
                                         CmpPredicate::eq, lin, first));
   }
-  Value zero = ConstantOp::create(bb, loc, FloatAttr::get(seed.getType(), 0));
-  Value seedAdjoint =
-      SelectOp::create(bb, loc, seed.getType(), valid, seed, zero);
+  Value seedAdjoint = keepWhere(bb, loc, seed, valid);
   auto yield = YieldOp::create(bb, loc, yielded);
   ReverseSweep inner(ctx);
   inner.setElement(sweep.gathered, sweep.element);
@@ -475,29 +473,20 @@ FailureOr<Value> ReverseSweep::elementAdjoint(Operation *op, Value g,
   Value adjoint = buildIndexGen(
       b, loc, getElementTypeOrSelf(gathered), inputs, newMaps, numLoops,
       [&](OpBuilder &bb, ValueRange args) -> Value {
-        IRMapping mapping;
-        mapping.map(old.getArguments(), args.take_front(numOld));
-        for (Operation &inner : old.without_terminator())
-          bb.clone(inner, mapping);
+        Value yielded = clonePrimalBody(bb, old, args);
         Block *body = bb.getInsertionBlock();
-        Value yielded =
-            mapping.lookupOrDefault(old.getTerminator()->getOperand(0));
         Value seedAdjoint = args[numOld];
-        Value zero = ConstantOp::create(
-            bb, loc, FloatAttr::get(seedAdjoint.getType(), 0));
-        auto keepWhere = [&](Value cond) {
-          seedAdjoint = SelectOp::create(bb, loc, seedAdjoint.getType(), cond,
-                                         seedAdjoint, zero);
+        auto keep = [&](Value cond) {
+          seedAdjoint = keepWhere(bb, loc, seedAdjoint, cond);
         };
         if (extremum.first)
-          keepWhere(CmpOp::create(bb, loc, bb.getI1Type(), CmpPredicate::eq,
-                                  linearIndex(bb, loc, extremum),
-                                  args[numOld + 1]));
+          keep(CmpOp::create(bb, loc, bb.getI1Type(), CmpPredicate::eq,
+                             linearIndex(bb, loc, extremum), args[numOld + 1]));
         // A direct read contributes where its subscripts are the element.
         if (direct)
           for (auto [e, at] : llvm::zip(maps[inputIndex].getResults(), element))
-            keepWhere(CmpOp::create(bb, loc, bb.getI1Type(), CmpPredicate::eq,
-                                    evaluate(bb, loc, e), at));
+            keep(CmpOp::create(bb, loc, bb.getI1Type(), CmpPredicate::eq,
+                               evaluate(bb, loc, e), at));
         auto yield = YieldOp::create(bb, loc, yielded);
         ReverseSweep inner(ctx);
         inner.setElement(gathered, element);

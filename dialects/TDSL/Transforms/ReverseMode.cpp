@@ -73,6 +73,20 @@ Value ReverseSweep::constant(Location loc, Type type, double v) {
   return ConstantOp::create(b, loc, FloatAttr::get(type, v));
 }
 
+Value tdsl::ir::clonePrimalBody(OpBuilder &bb, Block &old, ValueRange args) {
+  IRMapping mapping;
+  mapping.map(old.getArguments(), args.take_front(old.getNumArguments()));
+  for (Operation &inner : old.without_terminator())
+    bb.clone(inner, mapping);
+  return mapping.lookupOrDefault(old.getTerminator()->getOperand(0));
+}
+
+Value tdsl::ir::keepWhere(OpBuilder &bb, Location loc, Value seed,
+                          Value cond) {
+  Value zero = ConstantOp::create(bb, loc, FloatAttr::get(seed.getType(), 0));
+  return SelectOp::create(bb, loc, seed.getType(), cond, seed, zero);
+}
+
 Value tdsl::ir::buildIndexGen(OpBuilder &b, Location loc, Type resultType,
                              ValueRange inputs, ArrayRef<AffineMap> maps,
                              unsigned numLoops,
@@ -569,32 +583,21 @@ FailureOr<Value> ReverseSweep::indexGenAdjoint(Operation *op, Value g,
   Value adjoint = buildIndexGen(
       b, loc, input.getType(), inputs, newMaps, numLoops,
       [&](OpBuilder &bb, ValueRange args) -> Value {
-        IRMapping mapping;
-        mapping.map(old.getArguments(), args.take_front(numOld));
-        for (Operation &inner : old.without_terminator())
-          bb.clone(inner, mapping);
+        Value yielded = clonePrimalBody(bb, old, args);
         Block *body = bb.getInsertionBlock();
-        Value yielded =
-            mapping.lookupOrDefault(old.getTerminator()->getOperand(0));
         Value seedAdjoint = args[numOld];
-        Value zero =
-            ConstantOp::create(bb, loc, FloatAttr::get(seedAdjoint.getType(), 0));
         // Only the first extremal iteration of each output gets the adjoint.
-        if (extremum.first) {
-          Value lin = linearIndex(bb, loc, extremum);
-          Value isFirst = CmpOp::create(bb, loc, bb.getI1Type(),
-                                        CmpPredicate::eq, lin, args[numOld + 1]);
-          seedAdjoint = SelectOp::create(bb, loc, seedAdjoint.getType(),
-                                         isFirst, seedAdjoint, zero);
-        }
+        if (extremum.first)
+          seedAdjoint = keepWhere(
+              bb, loc, seedAdjoint,
+              CmpOp::create(bb, loc, bb.getI1Type(), CmpPredicate::eq,
+                            linearIndex(bb, loc, extremum), args[numOld + 1]));
         // Only iterations whose subscripts are the output element's.
-        for (auto [loop, e] : masked) {
-          Value same = CmpOp::create(bb, loc, bb.getI1Type(), CmpPredicate::eq,
-                                     loopIndex(bb, loc, loop),
-                                     evaluate(bb, loc, e));
-          seedAdjoint = SelectOp::create(bb, loc, seedAdjoint.getType(), same,
-                                         seedAdjoint, zero);
-        }
+        for (auto [loop, e] : masked)
+          seedAdjoint = keepWhere(
+              bb, loc, seedAdjoint,
+              CmpOp::create(bb, loc, bb.getI1Type(), CmpPredicate::eq,
+                            loopIndex(bb, loc, loop), evaluate(bb, loc, e)));
         // The sweep writes before a terminator: a yield of the primal value,
         // whose operand becomes the adjoint.
         auto yield = YieldOp::create(bb, loc, yielded);

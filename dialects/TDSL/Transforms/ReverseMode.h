@@ -30,6 +30,15 @@ namespace tdsl::ir {
 /// (an infinite element must not make a NaN).
 mlir::Value zerosLike(mlir::OpBuilder &b, mlir::Location loc, mlir::Value like);
 
+/// Clones the ops of an index_gen's body `old` at `bb`, its arguments
+/// mapped to the first of `args`, and returns the value it yields.
+mlir::Value clonePrimalBody(mlir::OpBuilder &bb, mlir::Block &old,
+                            mlir::ValueRange args);
+
+/// `seed` where `cond` holds, zero elsewhere.
+mlir::Value keepWhere(mlir::OpBuilder &bb, mlir::Location loc,
+                      mlir::Value seed, mlir::Value cond);
+
 /// An index_gen over `numLoops` loops of `inputs` (with `maps`, the
 /// output's map last) whose body is `body(block arguments)`; loops the
 /// output does not index reduce with `reduce`.
