@@ -61,6 +61,13 @@ struct IndexFrame {
   unsigned numShaped = 0;
   /// Loops whose range is written out (`max(di in 0..2)`).
   llvm::SmallVector<bool> explicitRange;
+  /// For a parallel for generated as index notation: the extent of each of
+  /// its loops (the leading ones). A tensor read directly at such a loop is
+  /// read through its first `extent` rows, which may be fewer than it has.
+  llvm::SmallVector<mlir::Value> loopExtents;
+  /// Those extents as Sema knows them: a tensor whose dimension is known to
+  /// be the same (`n in 0..N` reading `x: f32[N, C]`) is read whole.
+  llvm::SmallVector<Dim> loopDims;
 };
 
 /// How a subscript of a tensor read inside index notation is generated.
@@ -168,7 +175,9 @@ private:
   mlir::Value genIndexGen(llvm::ArrayRef<std::string> parallelDims,
                           const ReduceExpr *root, Expr &body, Env &env,
                           SMLoc at, const Type &resultType,
-                          mlir::Value shapeSource = {});
+                          mlir::Value shapeSource = {},
+                          llvm::ArrayRef<mlir::Value> loopExtents = {},
+                          llvm::ArrayRef<Dim> loopDims = {});
   bool collectInputs(Expr &e, IndexFrame &frame, Env &env,
                      llvm::SmallVectorImpl<mlir::Value> &inputs,
                      llvm::SmallVectorImpl<mlir::AffineMap> &maps,

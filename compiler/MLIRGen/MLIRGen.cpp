@@ -742,13 +742,18 @@ mlir::Value Generator::genParallelForAsIndexGen(ParallelForExpr &e, Env &env) {
     dims.push_back(r.var.name);
   }
   Expr &value = *llvm::cast<YieldStmt>(e.body.front().get())->value;
-  // A reduction that reads the loops' values, and no reduction index that
-  // hides a loop variable.
+  // The yield is one reduction with none nested in it (a nested one would
+  // be an op of its own, over its tensors' extents rather than the loops'),
+  // reading the loops' values, and no reduction index hides a loop variable.
+  auto *root = llvm::dyn_cast<ReduceExpr>(&value);
+  if (!root)
+    return nullptr;
   bool reduces = false, clash = false;
   std::function<void(Expr &, bool)> scan = [&](Expr &x, bool inReduce) {
     if (auto *r = llvm::dyn_cast<ReduceExpr>(&x)) {
       for (const IndexVarDecl &v : r->indices)
         clash |= llvm::is_contained(dims, v.name);
+      clash |= r != root;
       inReduce = true;
     }
     if (auto *ref = llvm::dyn_cast<VarRefExpr>(&x))
@@ -773,21 +778,21 @@ mlir::Value Generator::genParallelForAsIndexGen(ParallelForExpr &e, Env &env) {
   // negative, as the loop would run no iteration).
   mlir::Location l = loc(e.loc);
   auto type = mlir::cast<mlir::RankedTensorType>(toMLIR(e.type));
-  llvm::SmallVector<mlir::Value> sizes;
+  llvm::SmallVector<mlir::Value> sizes, extents;
   mlir::Value zero = mlir::arith::ConstantIndexOp::create(builder, l, 0);
   for (auto [d, r] : llvm::enumerate(e.ranges)) {
     mlir::Value hi = gen(*r.upper, env);
     if (!hi)
       return nullptr;
+    extents.push_back(
+        mlir::arith::MaxSIOp::create(builder, l, toIndex(hi, l), zero));
     if (type.isDynamicDim(d))
-      sizes.push_back(
-          mlir::arith::MaxSIOp::create(builder, l, toIndex(hi, l), zero));
+      sizes.push_back(extents.back());
   }
   mlir::Value shape = mlir::tensor::EmptyOp::create(
       builder, l, type.getShape(), type.getElementType(), sizes);
-  auto *root = llvm::dyn_cast<ReduceExpr>(&value);
-  return genIndexGen(dims, root, root ? *root->body : value, env, e.loc,
-                     e.type, shape);
+  return genIndexGen(dims, root, *root->body, env, e.loc, e.type, shape,
+                     extents, e.type.shape);
 }
 
 mlir::Value Generator::genParallelFor(ParallelForExpr &e, Env &env) {

@@ -211,15 +211,28 @@ bool Generator::collectAccess(IndexExpr &e, IndexFrame &frame, Env &env,
   llvm::SmallVector<mlir::AffineExpr> results;
   mlir::OpFoldResult zero = builder.getIndexAttr(0), one = builder.getIndexAttr(1);
   bool slice = false;
+  // Per dimension: the rows a loop of a parallel for reads (its extent).
+  llvm::SmallVector<mlir::Value> loopRows(e.indices.size());
   for (auto [d, sub] : llvm::enumerate(e.indices)) {
     mlir::Location sl = loc(sub->loc);
     mlir::Value index;
     switch (kinds[d]) {
-    case SubscriptKind::Direct:
-      results.push_back(builder.getAffineDimExpr(
-          llvm::find(frame.dims, llvm::cast<VarRefExpr>(*sub).name) -
-          frame.dims.begin()));
+    case SubscriptKind::Direct: {
+      unsigned dim = llvm::find(frame.dims, llvm::cast<VarRefExpr>(*sub).name) -
+                     frame.dims.begin();
+      results.push_back(builder.getAffineDimExpr(dim));
+      const Dim &has = e.base->type.shape[d];
+      bool same = dim < frame.loopDims.size() && !has.isDynamic() &&
+                  has == frame.loopDims[dim];
+      if (dim < frame.loopExtents.size() && !same) {
+        loopRows[d] = frame.loopExtents[dim];
+        slice = true;
+        index = mlir::arith::SubIOp::create(
+            builder, sl, loopRows[d],
+            mlir::arith::ConstantIndexOp::create(builder, sl, 1));
+      }
       break;
+    }
     case SubscriptKind::Constant: {
       uint64_t c = llvm::cast<IntLitExpr>(*sub).value;
       results.push_back(builder.getAffineConstantExpr(c));
@@ -254,11 +267,13 @@ bool Generator::collectAccess(IndexExpr &e, IndexFrame &frame, Env &env,
       frame.guards.push_back({base, (unsigned)d, index, outOfRange(e, d), sl});
     bool dropped = kinds[d] == SubscriptKind::Invariant && !computed;
     offsets.push_back(dropped ? mlir::OpFoldResult(index) : zero);
-    sizes.push_back(dropped ? one
-                            : mlir::tensor::getMixedSize(builder, sl, base, d));
+    sizes.push_back(dropped       ? one
+                    : loopRows[d] ? mlir::OpFoldResult(loopRows[d])
+                                  : mlir::tensor::getMixedSize(builder, sl, base, d));
     strides.push_back(one);
     if (!dropped)
-      keptShape.push_back(type.getDimSize(d));
+      keptShape.push_back(loopRows[d] ? mlir::ShapedType::kDynamic
+                                      : type.getDimSize(d));
   }
   if (slice)
     base = mlir::tensor::ExtractSliceOp::create(
@@ -504,12 +519,16 @@ bool Generator::addWrittenRanges(
 mlir::Value Generator::genIndexGen(llvm::ArrayRef<std::string> parallelDims,
                                    const ReduceExpr *root, Expr &body, Env &env,
                                    SMLoc at, const Type &resultType,
-                                   mlir::Value shapeSource) {
+                                   mlir::Value shapeSource,
+                                   llvm::ArrayRef<mlir::Value> loopExtents,
+                                   llvm::ArrayRef<Dim> loopDims) {
   mlir::Location l = loc(at);
   IndexFrame frame;
   frame.dims.assign(parallelDims.begin(), parallelDims.end());
   frame.body = &body;
   frame.numShaped = shapeSource ? parallelDims.size() : 0;
+  frame.loopExtents.assign(loopExtents.begin(), loopExtents.end());
+  frame.loopDims.assign(loopDims.begin(), loopDims.end());
   llvm::SmallVector<t::IteratorType> iters(parallelDims.size(),
                                            t::IteratorType::parallel);
   t::CombinerKind combiner = t::CombinerKind::none;
