@@ -116,6 +116,14 @@ void Generator::genPrint(CallExpr &e, Env &env) {
         t::PrintOp::create(builder, l, mlir::Value(),
                            builder.getStringAttr(""), false);
       llvm::StringRef label = llvm::StringRef(pending).trim();
+      // A label that is not a name (`model =`) gets a line of its own.
+      if (!label.empty() && !llvm::all_of(label, [](char c) {
+            return llvm::isAlnum(c) || c == '_' || c == '.';
+          })) {
+        t::PrintOp::create(builder, l, mlir::Value(),
+                           builder.getStringAttr(label), false);
+        label = "";
+      }
       for (auto [f, v] : llvm::zip(concrete(arg.type.model)->fields, fields))
         t::PrintOp::create(
             builder, l, v,

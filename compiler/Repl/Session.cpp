@@ -84,6 +84,8 @@ void Session::addCurrentFunctions(DiagEngine &diags, const ModuleAST &decls,
   llvm::StringSet<> redefined;
   for (auto &f : decls.functions)
     redefined.insert(f->name);
+  for (auto &m : decls.models)
+    redefined.insert(m->name);
   std::map<unsigned, std::vector<std::string>> byBuffer;
   for (auto &[name, buf] : functions)
     if (!redefined.count(name))
@@ -95,6 +97,9 @@ void Session::addCurrentFunctions(DiagEngine &diags, const ModuleAST &decls,
     for (auto &f : old.functions)
       if (llvm::is_contained(names, f->name))
         into.functions.push_back(std::move(f));
+    for (auto &m : old.models)
+      if (llvm::is_contained(names, m->name))
+        into.models.push_back(std::move(m));
   }
 }
 
@@ -133,7 +138,8 @@ static bool checkInputForm(DiagEngine &diags, llvm::SourceMgr &srcMgr,
   }
   if (!run && !check &&
       (current.size() != 1 || !llvm::isa<ExprStmt>(current[0].get()) ||
-       !decls.functions.empty() || !decls.imports.empty())) {
+       !decls.functions.empty() || !decls.models.empty() ||
+       !decls.imports.empty())) {
     diags.error(llvm::SMLoc::getFromPointer(
                     srcMgr.getMemoryBuffer(bufferId)->getBufferStart()),
                 "expected one expression");
@@ -160,6 +166,8 @@ bool Session::assemble(unsigned bufferId, bool isExpression, bool wrap,
   addCurrentFunctions(diags, decls, *program.main);
   for (auto &f : decls.functions)
     program.main->functions.push_back(std::move(f));
+  for (auto &m : decls.models)
+    program.main->models.push_back(std::move(m));
   auto entry = std::make_unique<FunctionDecl>();
   entry->name = "__repl_main";
   entry->loc = llvm::SMLoc::getFromPointer(
@@ -203,10 +211,13 @@ bool Session::buildProgram(Compiled &c, unsigned bufferId, Mode mode,
     return false;
   c.isExpression = current.size() == 1 &&
                    llvm::isa<ExprStmt>(current[0].get()) &&
-                   decls.functions.empty();
+                   decls.functions.empty() && decls.models.empty();
   c.hasStatements = !current.empty() && !c.isExpression;
+  // Models are definitions like functions (their names cannot clash).
   for (auto &f : decls.functions)
     c.newFunctions.push_back(f->name);
+  for (auto &m : decls.models)
+    c.newFunctions.push_back(m->name);
   for (auto &i : decls.imports)
     c.newImports.push_back(i.name);
   collectBound(current, c.newVariables);

@@ -93,7 +93,7 @@ private:
   SessionOptions options;
   llvm::SourceMgr srcMgr;
   unsigned inputCounter = 0;
-  /// Function name -> the buffer whose definition is current.
+  /// Function or model name -> the buffer whose definition is current.
   std::map<std::string, unsigned> functions;
   std::vector<std::string> imports;
   /// Accepted inputs with statements, replayed in order.
