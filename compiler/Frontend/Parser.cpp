@@ -263,52 +263,56 @@ std::unique_ptr<ModelDecl> Parser::parseModel() {
         !expect(TokenKind::colon, "after the field name") ||
         !parseType(f.type))
       return nullptr;
-    if (!tok().is(TokenKind::equal)) {
-      errorExpected("'=' and the field's initializer (zeros, ones, he, "
-                    "glorot, normal(scale) or uniform(scale))");
-      return nullptr;
-    }
-    consume();
-    f.initLoc = tok().getLoc();
-    llvm::StringRef init = tok().spelling;
-    std::optional<InitKind> kind =
-        llvm::StringSwitch<std::optional<InitKind>>(init)
-            .Case("zeros", InitKind::Zeros)
-            .Case("ones", InitKind::Ones)
-            .Case("he", InitKind::He)
-            .Case("glorot", InitKind::Glorot)
-            .Case("normal", InitKind::Normal)
-            .Case("uniform", InitKind::Uniform)
-            .Default(std::nullopt);
-    if (!tok().is(TokenKind::identifier) || !kind) {
-      errorExpected("an initializer (zeros, ones, he, glorot, normal(scale) "
-                    "or uniform(scale))");
-      return nullptr;
-    }
-    consume();
-    f.init = *kind;
-    if (f.init == InitKind::Normal || f.init == InitKind::Uniform) {
-      if (!expect(TokenKind::l_paren, "after '" + init.str() + "'"))
-        return nullptr;
-      if (!tok().is(TokenKind::floating) && !tok().is(TokenKind::integer)) {
-        errorExpected("a positive number: the scale of '" + init.str() + "'");
-        return nullptr;
-      }
-      f.scale = std::strtod(tok().spelling.str().c_str(), nullptr);
-      if (!(f.scale > 0)) {
-        errorAtToken("the scale of '" + init + "' must be positive");
-        return nullptr;
-      }
-      consume();
-      if (!expect(TokenKind::r_paren, "after the scale"))
-        return nullptr;
-    }
-    if (!expectStatementEnd())
+    if (!parseInitializer(f) || !expectStatementEnd())
       return nullptr;
     model->fields.push_back(std::move(f));
   }
   consume();
   return model;
+}
+
+// init ::= '=' ('zeros' | 'ones' | 'he' | 'glorot'
+//            | ('normal' | 'uniform') '(' number ')')
+bool Parser::parseInitializer(ModelField &f) {
+  if (!tok().is(TokenKind::equal)) {
+    errorExpected("'=' and the field's initializer (zeros, ones, he, "
+                  "glorot, normal(scale) or uniform(scale))");
+    return false;
+  }
+  consume();
+  f.initLoc = tok().getLoc();
+  std::string init = tok().spelling.str();
+  std::optional<InitKind> kind =
+      llvm::StringSwitch<std::optional<InitKind>>(init)
+          .Case("zeros", InitKind::Zeros)
+          .Case("ones", InitKind::Ones)
+          .Case("he", InitKind::He)
+          .Case("glorot", InitKind::Glorot)
+          .Case("normal", InitKind::Normal)
+          .Case("uniform", InitKind::Uniform)
+          .Default(std::nullopt);
+  if (!tok().is(TokenKind::identifier) || !kind) {
+    errorExpected("an initializer (zeros, ones, he, glorot, normal(scale) "
+                  "or uniform(scale))");
+    return false;
+  }
+  consume();
+  f.init = *kind;
+  if (f.init != InitKind::Normal && f.init != InitKind::Uniform)
+    return true;
+  if (!expect(TokenKind::l_paren, "after '" + init + "'"))
+    return false;
+  if (!tok().is(TokenKind::floating) && !tok().is(TokenKind::integer)) {
+    errorExpected("a positive number: the scale of '" + init + "'");
+    return false;
+  }
+  f.scale = std::strtod(tok().spelling.str().c_str(), nullptr);
+  if (!(f.scale > 0)) {
+    errorAtToken("the scale of '" + init + "' must be positive");
+    return false;
+  }
+  consume();
+  return expect(TokenKind::r_paren, "after the scale");
 }
 
 static ElemKind elemKindOf(TokenKind k) {

@@ -29,6 +29,7 @@ private:
   std::unique_ptr<FunctionDecl> parseFunction();
   bool isModelStart() const;
   std::unique_ptr<ModelDecl> parseModel();
+  bool parseInitializer(ModelField &f);
   bool parseImport(ModuleAST &module);
   bool parseType(TypeSpec &spec);
   bool parseTypeAfterElem(TypeSpec &spec, ElemKind elem);
