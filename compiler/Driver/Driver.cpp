@@ -31,6 +31,29 @@ void prepareContext(MLIRContext &ctx) {
   ctx.printOpOnDiagnostic(false);
 }
 
+DiagnosticPrinter::DiagnosticPrinter(llvm::SourceMgr &srcMgr, MLIRContext &ctx)
+    : printer(srcMgr, &ctx), ctx(ctx) {
+  // Registered after the printer, so called first: success drops it.
+  once = ctx.getDiagEngine().registerHandler([this](Diagnostic &d) {
+    if (d.getSeverity() == DiagnosticSeverity::Error)
+      return failure();
+    // The place printed: the first of fused locations.
+    Location at = d.getLocation();
+    for (auto fused = dyn_cast<FusedLoc>(at);
+         fused && !fused.getLocations().empty();
+         fused = dyn_cast<FusedLoc>(at))
+      at = fused.getLocations().front();
+    std::string key;
+    llvm::raw_string_ostream os(key);
+    os << at << '\n' << d.str();
+    return success(!seen.insert(key).second);
+  });
+}
+
+DiagnosticPrinter::~DiagnosticPrinter() {
+  ctx.getDiagEngine().eraseHandler(once);
+}
+
 OwningOpRef<ModuleOp> generateModule(MLIRContext &ctx, Program &program,
                                      DiagEngine &diags) {
   return generateMLIR(ctx, program, diags);

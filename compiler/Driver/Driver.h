@@ -14,10 +14,12 @@
 #include "compiler/Target/TargetBackend.h"
 
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/OwningOpRef.h"
 
 #include "llvm/Support/raw_ostream.h"
 
+#include <set>
 #include <string>
 #include <vector>
 
@@ -33,6 +35,22 @@ struct Program;
 /// Loads every dialect, extension and translation a compilation uses into
 /// `ctx`; diagnostics do not print the op they are attached to.
 void prepareContext(mlir::MLIRContext &ctx);
+
+/// Prints the diagnostics of `ctx` as `file:line:col: ...` with the source
+/// line and a caret, each warning and remark once: an op recomputed inside
+/// a gradient would report again what its primal reported, at the same
+/// place.
+class DiagnosticPrinter {
+public:
+  DiagnosticPrinter(llvm::SourceMgr &srcMgr, mlir::MLIRContext &ctx);
+  ~DiagnosticPrinter();
+
+private:
+  mlir::SourceMgrDiagnosticHandler printer;
+  mlir::MLIRContext &ctx;
+  mlir::DiagnosticEngine::HandlerID once;
+  std::set<std::string> seen;
+};
 
 /// MLIRGen of a checked program into the tdsl dialect; null after errors.
 mlir::OwningOpRef<mlir::ModuleOp>

@@ -290,7 +290,7 @@ static Stage irStage(llvm::StringRef name, bool cuda) {
 bool Session::generate(Compiled &c, Program &program, DiagEngine &diags,
                        Mode mode, llvm::StringRef stage) {
   prepareContext(c.context);
-  mlir::SourceMgrDiagnosticHandler handler(srcMgr, &c.context);
+  DiagnosticPrinter handler(srcMgr, c.context);
   c.module = generateModule(c.context, program, diags);
   if (!c.module || mlir::failed(addEntryPoint(*c.module, "__repl_main")))
     return false;

@@ -275,7 +275,7 @@ static int compile(bool runMode, const TargetBackend &backend,
 
   mlir::MLIRContext context;
   prepareContext(context);
-  mlir::SourceMgrDiagnosticHandler handler(srcMgr, &context);
+  DiagnosticPrinter handler(srcMgr, context);
   auto module = generateModule(context, *program, diags);
   if (!module)
     return 1;
