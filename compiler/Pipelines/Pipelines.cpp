@@ -91,6 +91,7 @@ void buildCPUTilingPipeline(OpPassManager &pm,
   pm.addPass(createTimeKernels());
   if (options.optLevel == 0)
     return;
+  pm.addNestedPass<func::FuncOp>(createSplitReduction());
   pm.addNestedPass<func::FuncOp>(createTileToForall());
   addUpstream(pm, "canonicalize,cse");
   pm.addNestedPass<func::FuncOp>(createVectorize());

@@ -21,7 +21,10 @@
 // LINALG-NOT: linalg.generic
 
 // tdsl-cpu-tile: timed kernels; the parallel_for is an scf.forall of 16384
-// element tiles, vectorized by 16; the whole sum stays serial, vectorized.
+// element tiles, vectorized by 16; the whole sum is split
+// (tdsl-split-reduction): an scf.forall over its 2 blocks of 512 x 64
+// elements, each carrying 64 lanes in registers, then the lanes summed
+// serially.
 // TILE-LABEL: func.func @main()
 // TILE: call @tdsl_kernel_begin
 // TILE: scf.forall (%{{.*}}) = (0) to (65536) step (16384)
@@ -32,8 +35,13 @@
 // TILE: scf.forall.in_parallel
 // TILE: call @tdsl_kernel_end
 // TILE: call @tdsl_kernel_begin
+// TILE: tensor.expand_shape %{{.*}} {{\[\[}}0, 1, 2]] output_shape [2, 512, 64]
+// TILE: scf.forall (%{{.*}}) in (2)
+// TILE: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%{{.*}} = %{{.*}}) -> (vector<1x64xf32>)
+// TILE: arith.mulf %{{.*}}, %{{.*}} : vector<1x1x64xf32>
+// TILE: arith.addf %{{.*}}, %{{.*}} : vector<1x64xf32>
+// TILE: scf.forall.in_parallel
 // TILE-NOT: scf.forall
-// TILE: arith.mulf %{{.*}}, %{{.*}} : vector<16xf32>
 // TILE: vector.multi_reduction <add>, %{{.*}}, %{{.*}} [0] : vector<16xf32> to f32
 // TILE: call @tdsl_kernel_end
 // TILE-NOT: linalg.generic
@@ -47,12 +55,14 @@
 // BUF: memref.subview %[[X]][%[[I]]] [16384] [1]
 // BUF: vector.transfer_write %{{.*}} : vector<16xf32>, memref<16xf32, strided<[1], offset: ?>>
 // BUF: memref.alloc() {{.*}}: memref<f32>
+// BUF: memref.expand_shape %[[X]] {{\[\[}}0, 1, 2]] output_shape [2, 512, 64]
+// BUF: scf.forall (%{{.*}}) in (2) {
 // BUF: vector.transfer_read %{{.*}} : memref<16xf32, strided<[1], offset: ?>>, vector<16xf32>
 // BUF: call @tdsl_print_f32
 // BUF-DAG: memref.dealloc %[[X]] : memref<65536xf32>
 // BUF-DAG: memref.dealloc %{{.*}} : memref<f32>
 
-// tdsl-cpu-to-llvm (and the whole pipeline): LLVM dialect only; the forall
+// tdsl-cpu-to-llvm (and the whole pipeline): LLVM dialect only; each forall
 // is an outlined body launched through tdsl_parallel_for.
 // LLVM-DAG: llvm.func @tdsl_parallel_for(i64, i64, i64, !llvm.ptr, !llvm.ptr)
 // LLVM-DAG: llvm.func @tdsl_kernel_register(!llvm.ptr, !llvm.ptr) -> i32
@@ -69,7 +79,7 @@
 // LLVM-DAG: %[[ZERO:.*]] = llvm.mlir.constant(0 : i64) : i64
 // LLVM: %[[CTXP:.*]] = llvm.alloca %{{.*}} x !llvm.struct<(struct<(ptr, ptr, i64, array<1 x i64>, array<1 x i64>)>
 // LLVM: llvm.call @tdsl_parallel_for(%[[ZERO]], %[[TOTAL]], %[[GRAIN]], %[[BODY]], %[[CTXP]]) : (i64, i64, i64, !llvm.ptr, !llvm.ptr) -> ()
-// LLVM: llvm.fmul %{{.*}}, %{{.*}} : vector<16xf32>
+// LLVM: llvm.call @tdsl_parallel_for(
 // LLVM: llvm.intr.vector.reduce.fadd
 // LLVM: llvm.call @tdsl_print_f32(
 // LLVM-NOT: scf.

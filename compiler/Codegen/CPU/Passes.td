@@ -32,6 +32,45 @@ def ForallToTBB : Pass<"tdsl-forall-to-tbb", "mlir::ModuleOp"> {
   ];
 }
 
+def SplitReduction : Pass<"tdsl-split-reduction", "mlir::func::FuncOp"> {
+  let summary = "Split whole-tensor reductions into parallel, blocked partial results";
+  let description = [{
+    A linalg.generic whose loops are all reductions (`sum(x)`, `sum(i, j)
+    a[i, j] * b[i, j]`) reads its inputs as one run of n elements in memory
+    order and is split into: per block of `block-size` elements (in
+    parallel), `lanes` partial results, each combining every `lanes`-th
+    element; those combined lane by lane over the blocks; the lanes combined
+    into the initial value; and the elements after the last full block.
+    The split depends on n only, so results do not depend on the thread
+    count, and a float sum adds at most max(block-size / lanes, n /
+    block-size, lanes) terms in one chain (numpy's pairwise sum is of the
+    same kind). Reductions of fewer than 2 * block-size elements known at
+    compile time are left as they are.
+
+    ```mlir
+    // before
+    %s = linalg.generic {iterator_types = ["reduction"]}
+           ins(%x : tensor<10000000xf32>) outs(%init : tensor<f32>) { addf }
+    // after
+    %lanes = linalg.generic {iterator_types = ["parallel", "reduction", "parallel"]}
+           ins(%x3 : tensor<305x512x64xf32>) outs(%z : tensor<305x64xf32>) { addf }
+    %cols = linalg.generic ... -> tensor<64xf32>
+    %all = linalg.generic ... outs(%init : tensor<f32>)
+    %s = linalg.generic ins(%tail : tensor<?xf32>) outs(%all : tensor<f32>) { addf }
+    ```
+  }];
+  let options = [
+    Option<"blockSize", "block-size", "int64_t", /*default=*/"32768",
+           "Elements per block (a multiple of lanes)">,
+    Option<"lanes", "lanes", "int64_t", /*default=*/"64",
+           "Partial results per block (4 AVX-512 registers of f32)">,
+  ];
+  let dependentDialects = [
+    "mlir::tensor::TensorDialect", "mlir::linalg::LinalgDialect",
+    "mlir::arith::ArithDialect"
+  ];
+}
+
 def TileToForall : Pass<"tdsl-tile-to-forall", "mlir::func::FuncOp"> {
   let summary = "Tile linalg ops into scf.forall with target-chosen tile sizes";
   let description = [{

@@ -32,6 +32,11 @@ struct TileToForallPass : tdsl::impl::TileToForallBase<TileToForallPass> {
         parallel.push_back(i);
     if (parallel.empty())
       return sizes;
+    // A split whole reduction (tdsl-split-reduction): one block per task.
+    if (op->hasAttr("tdsl.blocked_reduction")) {
+      sizes[parallel[0]] = 1;
+      return sizes;
+    }
     bool hasReduction = parallel.size() != iters.size();
     if (hasReduction) {
       // Contractions: square tiles over (up to) the two outer parallel loops.

@@ -100,6 +100,11 @@ struct VectorizePass : tdsl::impl::VectorizeBase<VectorizePass> {
     SmallVector<unsigned> parallel, reduction;
     for (unsigned i = 0; i < n; ++i)
       (iters[i] == utils::IteratorType::parallel ? parallel : reduction).push_back(i);
+    // A block of a split whole reduction: all its lanes, one row at a time.
+    if (op->hasAttr("tdsl.blocked_reduction")) {
+      sizes[n - 1] = op.getStaticLoopRanges()[n - 1];
+      return sizes;
+    }
     if (!reduction.empty() && parallel.size() >= 2) {
       // Contraction: rows x (2 vectors) outer products along one reduction.
       sizes[parallel[parallel.size() - 2]] = contractionRows;

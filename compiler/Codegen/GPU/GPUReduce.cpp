@@ -23,75 +23,31 @@ using namespace mlir;
 
 namespace {
 
-/// The output that a reduction reduces into: the only one not indexed by all
-/// the loops (the others, written once per iteration, come from fusing an
-/// element-wise producer: softmax's exp).
-std::optional<unsigned> reducedOutput(linalg::GenericOp op) {
-  std::optional<unsigned> reduced;
-  for (OpOperand &init : op.getDpsInitsMutable()) {
-    AffineMap map = op.getMatchingIndexingMap(&init);
-    if (map.isPermutation())
-      continue;
-    if (reduced)
-      return std::nullopt;
-    reduced = init.getOperandNumber() - op.getNumDpsInputs();
-  }
-  return reduced;
-}
+using tdsl::identityOf;
+using tdsl::reducedOutput;
 
-/// The combiner of a reduction body: the op that the yield returns, when it
-/// combines the accumulator (the output block argument) with a value.
+/// The combiner of a reduction body (tdsl::combinerOp) as a block-wide
+/// all-reduce and a combine kind.
 std::optional<std::pair<gpu::AllReduceOperation, tdsl::Combine>>
 combinerOf(linalg::GenericOp op) {
-  std::optional<unsigned> r = reducedOutput(op);
-  if (!r)
+  Operation *combiner = tdsl::combinerOp(op);
+  if (!combiner)
     return std::nullopt;
   // Warp shuffles move 32-bit words (64-bit values in two): f16, bf16, i8,
   // i16 and i1 reductions stay on the host or in one thread per output.
-  Type elem = getElementTypeOrSelf(op.getDpsInits()[*r].getType());
+  Type elem = combiner->getResult(0).getType();
   if (!elem.isIntOrFloat() ||
       (elem.getIntOrFloatBitWidth() != 32 && elem.getIntOrFloatBitWidth() != 64))
     return std::nullopt;
-  Block &body = op.getRegion().front();
-  Value acc = op.getMatchingBlockArgument(op.getDpsInitOperand(*r));
-  Operation *yielded = body.getTerminator()->getOperand(*r).getDefiningOp();
-  // The accumulator may only be combined: threads start from the identity.
-  // Nor may anything else see the combined value (a running sum written to
-  // a fused element-wise output would be a thread's partial).
-  if (!yielded || yielded->getNumOperands() != 2 || !acc.hasOneUse() ||
-      !llvm::is_contained(yielded->getOperands(), acc) ||
-      !yielded->getResult(0).hasOneUse())
-    return std::nullopt;
   using R = gpu::AllReduceOperation;
   using C = tdsl::Combine;
-  if (isa<arith::AddFOp, arith::AddIOp>(yielded)) return std::make_pair(R::ADD, C::Add);
-  if (isa<arith::MulFOp, arith::MulIOp>(yielded)) return std::make_pair(R::MUL, C::Mul);
-  if (isa<arith::MaximumFOp>(yielded)) return std::make_pair(R::MAXIMUMF, C::Max);
-  if (isa<arith::MinimumFOp>(yielded)) return std::make_pair(R::MINIMUMF, C::Min);
-  if (isa<arith::MaxSIOp>(yielded)) return std::make_pair(R::MAXSI, C::Max);
-  if (isa<arith::MinSIOp>(yielded)) return std::make_pair(R::MINSI, C::Min);
-  return std::nullopt; // unsigned/other: the host keeps it
-}
-
-/// The identity of a combiner (signed for integers: max and min here are
-/// arith.maxsi and minsi).
-TypedAttr identityOf(Type type, tdsl::Combine kind) {
-  using C = tdsl::Combine;
-  if (auto f = dyn_cast<FloatType>(type)) {
-    const llvm::fltSemantics &sem = f.getFloatSemantics();
-    switch (kind) {
-    case C::Add: return FloatAttr::get(f, APFloat::getZero(sem));
-    case C::Mul: return FloatAttr::get(f, APFloat::getOne(sem));
-    case C::Max: return FloatAttr::get(f, APFloat::getInf(sem, /*Negative=*/true));
-    case C::Min: return FloatAttr::get(f, APFloat::getInf(sem));
-    }
-  }
-  unsigned bits = type.getIntOrFloatBitWidth();
+  C kind = tdsl::combineKindOf(combiner);
+  bool isFloat = isa<FloatType>(elem);
   switch (kind) {
-  case C::Add: return IntegerAttr::get(type, APInt(bits, 0));
-  case C::Mul: return IntegerAttr::get(type, APInt(bits, 1));
-  case C::Max: return IntegerAttr::get(type, APInt::getSignedMinValue(bits));
-  case C::Min: return IntegerAttr::get(type, APInt::getSignedMaxValue(bits));
+  case C::Add: return std::make_pair(R::ADD, kind);
+  case C::Mul: return std::make_pair(R::MUL, kind);
+  case C::Max: return std::make_pair(isFloat ? R::MAXIMUMF : R::MAXSI, kind);
+  case C::Min: return std::make_pair(isFloat ? R::MINIMUMF : R::MINSI, kind);
   }
   llvm_unreachable("unknown combiner");
 }
