@@ -5,21 +5,21 @@
 // RUN: tdsl-opt %s -split-input-file -verify-diagnostics --tdsl-forall-to-tbb=grain=64 | FileCheck %s --check-prefix=GRAIN
 
 // CHECK: func.func private @tdsl_parallel_for(i64, i64, i64, (i64, i64, !llvm.ptr) -> (), !llvm.ptr)
-// The body: captures (the buffer, the scalar, lower bound, step, count)
-// loaded from the context, then a loop over [begin, end).
+// The body: constants (lower bound, step) rematerialized, so that LLVM sees
+// them; the other captures (the buffer, the scalar, the count) loaded from
+// the context; then a loop over [begin, end).
 // CHECK-LABEL: func.func private @scale_forall_0(
 // CHECK-SAME: %[[BEGIN:.*]]: i64, %[[END:.*]]: i64, %[[CTX:.*]]: !llvm.ptr) {
-// CHECK: %[[F0:.*]] = llvm.getelementptr %[[CTX]][0, 0] : (!llvm.ptr) -> !llvm.ptr, !llvm.struct<(struct<(ptr, ptr, i64, array<1 x i64>, array<1 x i64>)>, f32, i64, i64, i64)>
+// CHECK-DAG: %[[LB:.*]] = arith.constant 0 : index
+// CHECK-DAG: %[[STEP:.*]] = arith.constant 1 : index
+// CHECK: %[[F0:.*]] = llvm.getelementptr %[[CTX]][0, 0] : (!llvm.ptr) -> !llvm.ptr, !llvm.struct<(struct<(ptr, ptr, i64, array<1 x i64>, array<1 x i64>)>, f32, i64)>
 // CHECK: %[[D:.*]] = llvm.load %[[F0]] : !llvm.ptr -> !llvm.struct<(ptr, ptr, i64, array<1 x i64>, array<1 x i64>)>
 // CHECK: %[[BUF:.*]] = builtin.unrealized_conversion_cast %[[D]] : !llvm.struct<(ptr, ptr, i64, array<1 x i64>, array<1 x i64>)> to memref<?xf32>
 // CHECK: %[[F1:.*]] = llvm.getelementptr %[[CTX]][0, 1]
 // CHECK: %[[S:.*]] = llvm.load %[[F1]] : !llvm.ptr -> f32
 // CHECK: %[[SC:.*]] = builtin.unrealized_conversion_cast %[[S]] : f32 to f32
 // CHECK: llvm.getelementptr %[[CTX]][0, 2]
-// CHECK: %[[LB:.*]] = builtin.unrealized_conversion_cast %{{.*}} : i64 to index
-// CHECK: llvm.getelementptr %[[CTX]][0, 3]
-// CHECK: %[[STEP:.*]] = builtin.unrealized_conversion_cast %{{.*}} : i64 to index
-// CHECK: llvm.getelementptr %[[CTX]][0, 4]
+// CHECK-NOT: llvm.getelementptr %[[CTX]][0, 3]
 // CHECK: %[[B:.*]] = arith.index_cast %[[BEGIN]] : i64 to index
 // CHECK: %[[E:.*]] = arith.index_cast %[[END]] : i64 to index
 // CHECK: scf.for %[[L:.*]] = %[[B]] to %[[E]] step %{{.*}} {
@@ -40,7 +40,7 @@
 // CHECK: %[[CNT:.*]] = arith.maxsi %[[CD]], %{{.*}} : index
 // CHECK: %[[TOTAL:.*]] = arith.muli %{{.*}}, %[[CNT]] : index
 // CHECK: %[[ONE:.*]] = llvm.mlir.constant(1 : i64) : i64
-// CHECK: %[[CTXP:.*]] = llvm.alloca %[[ONE]] x !llvm.struct<(struct<(ptr, ptr, i64, array<1 x i64>, array<1 x i64>)>, f32, i64, i64, i64)> : (i64) -> !llvm.ptr
+// CHECK: %[[CTXP:.*]] = llvm.alloca %[[ONE]] x !llvm.struct<(struct<(ptr, ptr, i64, array<1 x i64>, array<1 x i64>)>, f32, i64)> : (i64) -> !llvm.ptr
 // CHECK: %[[DESC:.*]] = builtin.unrealized_conversion_cast %[[ARG]] : memref<?xf32> to !llvm.struct<(ptr, ptr, i64, array<1 x i64>, array<1 x i64>)>
 // CHECK: %[[G0:.*]] = llvm.getelementptr %[[CTXP]][0, 0]
 // CHECK: llvm.store %[[DESC]], %[[G0]]

@@ -83,11 +83,20 @@ struct ForallToTBBPass : tdsl::impl::ForallToTBBBase<ForallToTBBPass> {
     }
 
     // Values the body uses; bounds and steps are captured like the rest.
+    // Constants are not: they are rematerialized in the body, where LLVM
+    // sees them (a shift by a loaded 32 is no mulhi, a loop whose step is
+    // loaded does not vectorize).
     llvm::SetVector<Value> captureSet;
     getUsedValuesDefinedAbove(op.getRegion(), captureSet);
     for (Value v : llvm::concat<Value>(lbs, steps, counts))
       captureSet.insert(v);
-    SmallVector<Value> captures(captureSet.begin(), captureSet.end());
+    SmallVector<Value> captures, constants;
+    for (Value v : captureSet) {
+      Operation *def = v.getDefiningOp();
+      bool constant = def && def->getNumOperands() == 0 &&
+                      def->hasTrait<OpTrait::ConstantLike>();
+      (constant ? constants : captures).push_back(v);
+    }
     SmallVector<Type> fieldTypes;
     for (Value v : captures) {
       Type t = converter.convertType(v.getType());
@@ -119,6 +128,8 @@ struct ForallToTBBPass : tdsl::impl::ForallToTBBBase<ForallToTBBPass> {
     Block *entry = body.addEntryBlock();
     rw.setInsertionPointToStart(entry);
     IRMapping map;
+    for (Value v : constants)
+      rw.clone(*v.getDefiningOp(), map);
     for (auto [i, v] : llvm::enumerate(captures)) {
       Value field = LLVM::GEPOp::create(rw, loc, ptrType, ctxType,
                                         entry->getArgument(2),

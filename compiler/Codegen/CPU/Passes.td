@@ -10,7 +10,8 @@ def ForallToTBB : Pass<"tdsl-forall-to-tbb", "mlir::ModuleOp"> {
     Outlines the body of each outermost `scf.forall` on buffers into a
     function `(i64 begin, i64 end, !llvm.ptr ctx)` that runs the linearized
     iterations [begin, end), packs the values the body uses into a stack
-    context, and replaces the loop by a call of the runtime's
+    context (constants are cloned into the body instead, so that LLVM
+    sees them when it optimizes and vectorizes it), and replaces the loop by a call of the runtime's
     `tdsl_parallel_for`, which splits the range with `tbb::parallel_for`.
     Nested `scf.forall` loops run serially inside the outlined body.
 
@@ -80,7 +81,8 @@ def TileToForall : Pass<"tdsl-tile-to-forall", "mlir::func::FuncOp"> {
     target: contractions get square tiles of `contraction-tile` rows and
     columns, element-wise ops tile their outermost dimension so that a tile
     holds about `elementwise-tile` elements. Ops with no parallel loop (whole
-    reductions) stay serial.
+    reductions) stay serial (tdsl-split-reduction has split the large ones
+    first; a block of one, tagged `tdsl.blocked_reduction`, is one tile).
 
     ```mlir
     // before
