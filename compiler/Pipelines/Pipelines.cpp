@@ -82,6 +82,8 @@ void buildTDSLToLinalgPipeline(OpPassManager &pm) {
   pm.addPass(createLowerNestedLinalg());
   pm.addPass(createCheckStaticShapes());
   addUpstream(pm, "canonicalize,cse");
+  pm.addNestedPass<func::FuncOp>(createFoldChecks());
+  pm.addNestedPass<func::FuncOp>(createRaiseExtracts());
   pm.addNestedPass<func::FuncOp>(createFuseElementwise());
   addUpstream(pm, "canonicalize,cse");
 }
@@ -92,6 +94,7 @@ void buildCPUTilingPipeline(OpPassManager &pm,
   if (options.optLevel == 0)
     return;
   pm.addNestedPass<func::FuncOp>(createSplitReduction());
+  pm.addNestedPass<func::FuncOp>(createCollapseDims());
   pm.addNestedPass<func::FuncOp>(createTileToForall());
   addUpstream(pm, "canonicalize,cse");
   pm.addNestedPass<func::FuncOp>(createVectorize());

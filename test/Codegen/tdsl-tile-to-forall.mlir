@@ -136,3 +136,27 @@ func.func @kernel_id(%x: tensor<1024x64xf32>) -> tensor<1024x64xf32> {
   } -> tensor<1024x64xf32>
   return %r : tensor<1024x64xf32>
 }
+
+// A contraction with more than two parallel loops (a convolution over n, k,
+// i, j): one tile per value of the outer ones, square tiles over the inner
+// two, so small images still give every core tiles.
+// CHECK-LABEL: func.func @conv(
+// CHECK: scf.forall (%{{.*}}, %{{.*}}) in (4, 8)
+// CHECK: linalg.generic {{.*}} outs(%{{.*}} : tensor<1x1x6x6xf32>)
+func.func @conv(%x: tensor<4x3x8x8xf32>, %w: tensor<8x3x3x3xf32>) -> tensor<4x8x6x6xf32> {
+  %cst = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<4x8x6x6xf32>
+  %z = linalg.fill ins(%cst : f32) outs(%e : tensor<4x8x6x6xf32>) -> tensor<4x8x6x6xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(n, k, i, j, c, p, q) -> (k, c, p, q)>,
+                                        affine_map<(n, k, i, j, c, p, q) -> (n, c, i + p, j + q)>,
+                                        affine_map<(n, k, i, j, c, p, q) -> (n, k, i, j)>],
+                       iterator_types = ["parallel", "parallel", "parallel", "parallel",
+                                         "reduction", "reduction", "reduction"]}
+      ins(%w, %x : tensor<8x3x3x3xf32>, tensor<4x3x8x8xf32>) outs(%z : tensor<4x8x6x6xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %m = arith.mulf %a, %b : f32
+    %s = arith.addf %o, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<4x8x6x6xf32>
+  return %r : tensor<4x8x6x6xf32>
+}

@@ -33,6 +33,34 @@ def ForallToTBB : Pass<"tdsl-forall-to-tbb", "mlir::ModuleOp"> {
   ];
 }
 
+def CollapseDims : Pass<"tdsl-collapse-dims", "mlir::func::FuncOp"> {
+  let summary = "Merge the loops of element-wise ops that memory keeps contiguous";
+  let description = [{
+    For each element-wise linalg.generic (every loop parallel), merges each
+    maximal run of consecutive loops that every operand reads contiguously
+    and in order into one loop, reshaping the operands
+    (`linalg::collapseOpIterationDims`). Tiles and vectors then run along
+    the merged loop: an add over [32, 64, 56, 56] with a bias b[k] becomes
+    one over [32, 64, 3136], whose rows are whole vectors of 16 with no
+    masked remainder.
+
+    ```mlir
+    // before
+    linalg.generic {iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%x, %b : tensor<32x64x56x56xf32>, tensor<64xf32>) ...
+    // after
+    %xc = tensor.collapse_shape %x [[0], [1], [2, 3]] : ... into tensor<32x64x3136xf32>
+    linalg.generic {iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%xc, %b : tensor<32x64x3136xf32>, tensor<64xf32>) ...
+    %r = tensor.expand_shape ... into tensor<32x64x56x56xf32>
+    ```
+  }];
+  let dependentDialects = [
+    "mlir::tensor::TensorDialect", "mlir::linalg::LinalgDialect",
+    "mlir::arith::ArithDialect", "mlir::affine::AffineDialect"
+  ];
+}
+
 def SplitReduction : Pass<"tdsl-split-reduction", "mlir::func::FuncOp"> {
   let summary = "Split whole-tensor reductions into parallel, blocked partial results";
   let description = [{

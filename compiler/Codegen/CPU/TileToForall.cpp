@@ -39,9 +39,17 @@ struct TileToForallPass : tdsl::impl::TileToForallBase<TileToForallPass> {
     }
     bool hasReduction = parallel.size() != iters.size();
     if (hasReduction) {
-      // Contractions: square tiles over (up to) the two outer parallel loops.
-      for (unsigned k = 0; k < std::min<size_t>(2, parallel.size()); ++k)
-        sizes[parallel[k]] = contractionTile;
+      // Contractions: square tiles over the two inner parallel loops (the
+      // rows and columns of a matrix product, the pixels of a convolution),
+      // one tile per value of the outer ones (batches, channels), so that
+      // every core has tiles even when the inner loops are small.
+      // A loop no longer than the tile stays whole in each tile (untiled).
+      size_t inner = std::min<size_t>(2, parallel.size());
+      for (size_t k = 0; k < parallel.size(); ++k) {
+        int64_t r = ranges[parallel[k]];
+        int64_t tile = k + inner < parallel.size() ? 1 : contractionTile;
+        sizes[parallel[k]] = !ShapedType::isDynamic(r) && r <= tile && tile > 1 ? 0 : tile;
+      }
       return sizes;
     }
     // Element-wise: tile the outermost loop; the rest of a tile is inner.

@@ -29,6 +29,58 @@ def HoistAllocas : Pass<"tdsl-hoist-allocas"> {
   }];
 }
 
+def FoldChecks : Pass<"tdsl-fold-checks", "mlir::func::FuncOp"> {
+  let summary = "Remove run-time checks that cannot fail in the loops they are in";
+  let description = [{
+    Bounds integer values by the loops they come from (`linalg.index` of a
+    loop of known size, the induction variables of `scf.for` and
+    `scf.forall` with constant bounds) and the arithmetic on them (add,
+    sub, mul of non-negative values, min, max, rem, div, casts), and erases
+    each run-time check (an `scf.if` that only calls `tdsl_fatal`) whose
+    condition is false for every value in those bounds. An index is also
+    known to be below the run-time size of its own loop (the size an
+    output's `tensor.empty` was made with). Checks left in a linalg body
+    keep it from vectorizing; those that can fail stay.
+
+    ```mlir
+    // before (in a linalg.generic over 32 x 64)
+    %i = linalg.index 0 : index
+    %bad = arith.cmpi uge, %i, %c32 : index
+    scf.if %bad { func.call @tdsl_fatal(...) }
+    // after: the check is gone
+    ```
+  }];
+  let dependentDialects = ["mlir::scf::SCFDialect"];
+}
+
+def RaiseExtracts : Pass<"tdsl-raise-extracts", "mlir::func::FuncOp"> {
+  let summary = "Turn reads at a linalg body's loop indices into inputs of the op";
+  let description = [{
+    A `tensor.extract` in a `linalg.generic` body from a tensor defined
+    outside it, whose subscripts are the op's `linalg.index` values or
+    constants, becomes a new input of the op with the map of those
+    subscripts, and the read becomes the input's block argument. Only reads
+    that stay in bounds are raised: a loop read at a dimension has no more
+    iterations than the dimension has elements, a constant is below it.
+    The op is then element-wise in the eyes of fusion, tiling and
+    vectorization (a `parallel for` body that reads `x[n, k, i, j]`).
+
+    ```mlir
+    // before
+    %r = linalg.generic {indexing_maps = [#id]} outs(%e : tensor<4x8xf32>) {
+      %i = linalg.index 0 : index
+      %j = linalg.index 1 : index
+      %v = tensor.extract %x[%i, %j] : tensor<4x8xf32>
+      ...
+    // after
+    %r = linalg.generic {indexing_maps = [#id, #id]} ins(%x : tensor<4x8xf32>)
+           outs(%e : tensor<4x8xf32>) {
+    ^bb0(%v: f32, %out: f32):
+      ...
+    ```
+  }];
+}
+
 def FuseElementwise : Pass<"tdsl-fuse-elementwise", "mlir::func::FuncOp"> {
   let summary = "Fuse element-wise producers into consumers that read each element once";
   let description = [{

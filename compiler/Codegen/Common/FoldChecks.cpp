@@ -1,0 +1,289 @@
+//===- FoldChecks.cpp - run-time checks that cannot fail, removed -----------===//
+//
+// MLIRGen checks every computed subscript at run time. Inside a loop whose
+// range the compiler knows, most checks cannot fail (`x[i]` in `for i in
+// 0..n` with x of n elements), and an scf.if calling tdsl_fatal in a
+// linalg body keeps it from vectorizing. This pass bounds integer values by
+// the loops they come from (linalg.index, scf.for, scf.forall) and the
+// arithmetic on them, and erases the checks whose failure condition is
+// false for every value in those bounds.
+//
+//===----------------------------------------------------------------------===//
+#include "compiler/Codegen/Common/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/Matchers.h"
+
+namespace tdsl {
+#define GEN_PASS_DEF_FOLDCHECKS
+#include "compiler/Codegen/Common/Passes.h.inc"
+} // namespace tdsl
+
+using namespace mlir;
+
+namespace {
+
+/// Closed bounds [lo, hi] of a signed integer value; either may be unknown.
+struct Bounds {
+  std::optional<int64_t> lo, hi;
+  bool nonNegative() const { return lo && *lo >= 0; }
+};
+
+/// The loop size of dimension `d` of `op`, when known at compile time or
+/// as the value an output's tensor.empty was made with.
+std::optional<int64_t> staticLoopSize(linalg::LinalgOp op, unsigned d) {
+  int64_t r = op.getStaticLoopRanges()[d];
+  if (ShapedType::isDynamic(r))
+    return std::nullopt;
+  return r;
+}
+
+/// Whether `v` is the run-time size of loop `d` of `op`: a dynamic size of
+/// an output's tensor.empty at a dimension that loop indexes directly, or a
+/// tensor.dim of such an output.
+bool isLoopSize(linalg::LinalgOp op, unsigned d, Value v) {
+  for (OpOperand &init : op.getDpsInitsMutable()) {
+    AffineMap map = op.getMatchingIndexingMap(&init);
+    for (unsigned r = 0; r < map.getNumResults(); ++r) {
+      auto e = dyn_cast<AffineDimExpr>(map.getResult(r));
+      if (!e || e.getPosition() != d)
+        continue;
+      if (auto dim = v.getDefiningOp<tensor::DimOp>())
+        if (dim.getSource() == init.get() && getConstantIntValue(dim.getIndex()) == r)
+          return true;
+      if (auto empty = init.get().getDefiningOp<tensor::EmptyOp>())
+        if (empty.getType().isDynamicDim(r) && empty.getDynamicSize(r) == v)
+          return true;
+    }
+  }
+  return false;
+}
+
+struct Analysis {
+  unsigned depth = 0;
+
+  Bounds of(Value v) {
+    if (depth > 16)
+      return {};
+    ++depth;
+    Bounds b = compute(v);
+    --depth;
+    return b;
+  }
+
+  Bounds compute(Value v) {
+    APInt c;
+    if (matchPattern(v, m_ConstantInt(&c)))
+      return {c.getSExtValue(), c.getSExtValue()};
+    if (auto arg = dyn_cast<BlockArgument>(v))
+      return ofInductionVar(arg);
+    Operation *def = v.getDefiningOp();
+    if (!def)
+      return {};
+    if (auto index = dyn_cast<linalg::IndexOp>(def)) {
+      auto op = cast<linalg::LinalgOp>(index->getParentOp());
+      std::optional<int64_t> size = staticLoopSize(op, index.getDim());
+      return {0, size ? std::optional<int64_t>(*size - 1) : std::nullopt};
+    }
+    if (isa<arith::IndexCastOp, arith::IndexCastUIOp, arith::ExtSIOp>(def))
+      return of(def->getOperand(0));
+    auto binary = [&](auto f) -> Bounds {
+      Bounds a = of(def->getOperand(0)), b = of(def->getOperand(1));
+      return f(a, b);
+    };
+    auto both = [](std::optional<int64_t> x, std::optional<int64_t> y, auto f)
+        -> std::optional<int64_t> {
+      if (!x || !y)
+        return std::nullopt;
+      int64_t r;
+      if (f(*x, *y, r))
+        return std::nullopt; // overflow
+      return r;
+    };
+    auto add = [](int64_t x, int64_t y, int64_t &r) { return __builtin_add_overflow(x, y, &r); };
+    auto sub = [](int64_t x, int64_t y, int64_t &r) { return __builtin_sub_overflow(x, y, &r); };
+    auto mul = [](int64_t x, int64_t y, int64_t &r) { return __builtin_mul_overflow(x, y, &r); };
+    if (isa<arith::AddIOp>(def))
+      return binary([&](Bounds a, Bounds b) {
+        return Bounds{both(a.lo, b.lo, add), both(a.hi, b.hi, add)};
+      });
+    if (isa<arith::SubIOp>(def))
+      return binary([&](Bounds a, Bounds b) {
+        return Bounds{both(a.lo, b.hi, sub), both(a.hi, b.lo, sub)};
+      });
+    if (isa<arith::MulIOp>(def))
+      return binary([&](Bounds a, Bounds b) -> Bounds {
+        if (!a.nonNegative() || !b.nonNegative())
+          return {};
+        return {both(a.lo, b.lo, mul), both(a.hi, b.hi, mul)};
+      });
+    if (isa<arith::MinSIOp, arith::MinUIOp>(def))
+      return binary([&](Bounds a, Bounds b) -> Bounds {
+        if (isa<arith::MinUIOp>(def) && (!a.nonNegative() || !b.nonNegative()))
+          return {};
+        std::optional<int64_t> hi =
+            a.hi && b.hi ? std::min(*a.hi, *b.hi) : (a.hi ? a.hi : b.hi);
+        std::optional<int64_t> lo =
+            a.lo && b.lo ? std::optional<int64_t>(std::min(*a.lo, *b.lo)) : std::nullopt;
+        return {lo, hi};
+      });
+    if (isa<arith::MaxSIOp>(def))
+      return binary([&](Bounds a, Bounds b) -> Bounds {
+        std::optional<int64_t> lo =
+            a.lo && b.lo ? std::max(*a.lo, *b.lo) : (a.lo ? a.lo : b.lo);
+        std::optional<int64_t> hi =
+            a.hi && b.hi ? std::optional<int64_t>(std::max(*a.hi, *b.hi)) : std::nullopt;
+        return {lo, hi};
+      });
+    if (isa<arith::RemUIOp, arith::RemSIOp>(def))
+      return binary([&](Bounds a, Bounds b) -> Bounds {
+        if (!a.nonNegative() || !b.lo || *b.lo <= 0 || !b.hi)
+          return {};
+        return {0, a.hi ? std::min(*a.hi, *b.hi - 1) : *b.hi - 1};
+      });
+    if (isa<arith::DivUIOp, arith::DivSIOp>(def))
+      return binary([&](Bounds a, Bounds b) -> Bounds {
+        if (!a.nonNegative() || !b.lo || *b.lo <= 0)
+          return {};
+        return {*a.lo / (b.hi ? *b.hi : *b.lo), a.hi ? std::optional(*a.hi / *b.lo)
+                                                      : std::nullopt};
+      });
+    return {};
+  }
+
+  /// The induction variable of an scf.for or scf.forall with constant bounds
+  /// and a positive step: [lb, ub - 1].
+  Bounds ofInductionVar(BlockArgument arg) {
+    Operation *owner = arg.getOwner()->getParentOp();
+    auto range = [&](Value lb, Value ub) -> Bounds {
+      Bounds l = of(lb), u = of(ub);
+      return {l.lo, u.hi ? std::optional<int64_t>(*u.hi - 1) : std::nullopt};
+    };
+    if (auto loop = dyn_cast<scf::ForOp>(owner)) {
+      if (arg != loop.getInductionVar())
+        return {};
+      Bounds s = of(loop.getStep());
+      if (!s.lo || *s.lo <= 0)
+        return {};
+      return range(loop.getLowerBound(), loop.getUpperBound());
+    }
+    if (auto loop = dyn_cast<scf::ForallOp>(owner)) {
+      auto ivs = loop.getInductionVars();
+      auto it = llvm::find(ivs, arg);
+      if (it == ivs.end())
+        return {};
+      unsigned d = it - ivs.begin();
+      std::optional<int64_t> step = getConstantIntValue(loop.getMixedStep()[d]);
+      std::optional<int64_t> lb = getConstantIntValue(loop.getMixedLowerBound()[d]);
+      std::optional<int64_t> ub = getConstantIntValue(loop.getMixedUpperBound()[d]);
+      if (!step || *step <= 0)
+        return {};
+      return {lb, ub ? std::optional<int64_t>(*ub - 1) : std::nullopt};
+    }
+    return {};
+  }
+
+  /// Whether `index` is a linalg.index and `size` the run-time size of its
+  /// loop.
+  static bool isSizeOf(Value index, Value size) {
+    auto op = index.getDefiningOp<linalg::IndexOp>();
+    return op &&
+           isLoopSize(cast<linalg::LinalgOp>(op->getParentOp()), op.getDim(), size);
+  }
+
+  /// Whether `lhs < rhs` holds for all values: by bounds, or because lhs is
+  /// a linalg.index and rhs the run-time size of its loop.
+  bool alwaysLess(Value lhs, Value rhs) {
+    if (isSizeOf(lhs, rhs))
+      return true;
+    Bounds a = of(lhs), b = of(rhs);
+    return a.hi && b.lo && *a.hi < *b.lo;
+  }
+
+  /// The value of the i1 `cond` when it is the same for every value the
+  /// loops around it take.
+  std::optional<bool> decide(Value cond) {
+    APInt c;
+    if (matchPattern(cond, m_ConstantInt(&c)))
+      return !c.isZero();
+    Operation *def = cond.getDefiningOp();
+    if (!def)
+      return std::nullopt;
+    if (isa<arith::OrIOp, arith::AndIOp>(def)) {
+      std::optional<bool> a = decide(def->getOperand(0)), b = decide(def->getOperand(1));
+      bool isOr = isa<arith::OrIOp>(def);
+      if ((a && *a == isOr) || (b && *b == isOr))
+        return isOr;
+      if (a && b)
+        return isOr ? (*a || *b) : (*a && *b);
+      return std::nullopt;
+    }
+    if (isa<arith::XOrIOp>(def)) {
+      std::optional<bool> a = decide(def->getOperand(0)), b = decide(def->getOperand(1));
+      if (a && b)
+        return *a != *b;
+      return std::nullopt;
+    }
+    auto cmp = dyn_cast<arith::CmpIOp>(def);
+    if (!cmp)
+      return std::nullopt;
+    Value l = cmp.getLhs(), r = cmp.getRhs();
+    using P = arith::CmpIPredicate;
+    // Unsigned comparisons agree with signed ones when both sides are
+    // non-negative (a loop's size is).
+    bool unsignedOk = of(l).nonNegative() && (of(r).nonNegative() || isSizeOf(l, r));
+    switch (cmp.getPredicate()) {
+    case P::uge:
+      if (!unsignedOk) return std::nullopt;
+      [[fallthrough]];
+    case P::sge: // l >= r
+      if (alwaysLess(l, r)) return false;
+      break;
+    case P::ult:
+      if (!unsignedOk) return std::nullopt;
+      [[fallthrough]];
+    case P::slt: // l < r
+      if (alwaysLess(l, r)) return true;
+      if (Bounds a = of(l), b = of(r); a.lo && b.hi && *a.lo >= *b.hi) return false;
+      break;
+    case P::ugt:
+      if (!unsignedOk) return std::nullopt;
+      [[fallthrough]];
+    case P::sgt: // l > r, i.e. r < l
+      if (alwaysLess(l, r)) return false;
+      break;
+    default:
+      break;
+    }
+    return std::nullopt;
+  }
+};
+
+/// An scf.if that only stops the program: a run-time check.
+bool isCheck(scf::IfOp op) {
+  if (op.getNumResults() != 0 || !op.getElseRegion().empty())
+    return false;
+  return llvm::all_of(op.thenBlock()->without_terminator(), [](Operation &inner) {
+    auto call = dyn_cast<func::CallOp>(inner);
+    return call && call.getCallee() == "tdsl_fatal";
+  });
+}
+
+struct FoldChecksPass : tdsl::impl::FoldChecksBase<FoldChecksPass> {
+  void runOnOperation() override {
+    SmallVector<scf::IfOp> dead;
+    Analysis analysis;
+    getOperation().walk([&](scf::IfOp op) {
+      if (isCheck(op) && analysis.decide(op.getCondition()) == false)
+        dead.push_back(op);
+    });
+    for (scf::IfOp op : dead)
+      op.erase();
+  }
+};
+
+} // namespace

@@ -1,0 +1,59 @@
+// Reads at a linalg body's loop indices become inputs of the op
+// (tdsl-raise-extracts); reads that could leave their tensor stay.
+// RUN: tdsl-opt %s --tdsl-raise-extracts | FileCheck %s
+
+// x[n, k, i, j] and w[k, 0] are raised, with their maps; the read of x at
+// j + 1 is not (not a loop index), nor the read of the smaller y.
+// CHECK-DAG: #[[ID:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+// CHECK-DAG: #[[WM:.*]] = affine_map<(d0, d1, d2, d3) -> (d1, 0)>
+// CHECK-LABEL: func.func @reads(
+// CHECK-SAME: %[[X:[^:]*]]: tensor<2x3x4x5xf32>, %[[W:[^:]*]]: tensor<3x2xf32>, %[[Y:[^:]*]]: tensor<2x3x4x4xf32>
+// CHECK: linalg.generic {indexing_maps = [#[[ID]], #[[WM]], #[[ID]]], {{.*}}} ins(%[[X]], %[[W]] : tensor<2x3x4x5xf32>, tensor<3x2xf32>) outs(%{{.*}} : tensor<2x3x4x5xf32>) attrs = {tdsl.kernel_id = "k#0"} {
+// CHECK-NEXT: ^bb0(%[[A:.*]]: f32, %[[B:.*]]: f32, %{{.*}}: f32):
+// CHECK: tensor.extract %[[X]][
+// CHECK: tensor.extract %[[Y]][
+// CHECK: arith.mulf %[[A]], %[[B]]
+func.func @reads(%x: tensor<2x3x4x5xf32>, %w: tensor<3x2xf32>, %y: tensor<2x3x4x4xf32>) -> tensor<2x3x4x5xf32> {
+  %e = tensor.empty() : tensor<2x3x4x5xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(a, b, c, d) -> (a, b, c, d)>],
+                       iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      outs(%e : tensor<2x3x4x5xf32>) attrs = {tdsl.kernel_id = "k#0"} {
+  ^bb0(%o: f32):
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c4 = arith.constant 4 : index
+    %n = linalg.index 0 : index
+    %k = linalg.index 1 : index
+    %i = linalg.index 2 : index
+    %j = linalg.index 3 : index
+    %a = tensor.extract %x[%n, %k, %i, %j] : tensor<2x3x4x5xf32>
+    %b = tensor.extract %w[%k, %c0] : tensor<3x2xf32>
+    %j1 = arith.addi %j, %c1 : index
+    %jc = arith.minui %j1, %c4 : index
+    %s = tensor.extract %x[%n, %k, %i, %jc] : tensor<2x3x4x5xf32>
+    %jy = arith.minui %j, %c4 : index
+    %t = tensor.extract %y[%n, %k, %i, %jy] : tensor<2x3x4x4xf32>
+    %m = arith.mulf %a, %b : f32
+    %u = arith.addf %m, %s : f32
+    %v = arith.addf %u, %t : f32
+    linalg.yield %v : f32
+  } -> tensor<2x3x4x5xf32>
+  return %r : tensor<2x3x4x5xf32>
+}
+
+// A loop of run-time size reading a tensor of run-time size stays a read
+// (its bounds are not proven here).
+// CHECK-LABEL: func.func @dynamic(
+// CHECK: linalg.generic {{.*}} outs(
+// CHECK: tensor.extract
+func.func @dynamic(%x: tensor<?xf32>, %n: index) -> tensor<?xf32> {
+  %e = tensor.empty(%n) : tensor<?xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(a) -> (a)>], iterator_types = ["parallel"]}
+      outs(%e : tensor<?xf32>) {
+  ^bb0(%o: f32):
+    %i = linalg.index 0 : index
+    %a = tensor.extract %x[%i] : tensor<?xf32>
+    linalg.yield %a : f32
+  } -> tensor<?xf32>
+  return %r : tensor<?xf32>
+}
