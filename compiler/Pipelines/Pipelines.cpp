@@ -82,6 +82,8 @@ void buildTDSLToLinalgPipeline(OpPassManager &pm) {
   pm.addPass(createLowerNestedLinalg());
   pm.addPass(createCheckStaticShapes());
   addUpstream(pm, "canonicalize,cse");
+  pm.addNestedPass<func::FuncOp>(createRefineLoopShapes());
+  addUpstream(pm, "canonicalize,cse");
   pm.addNestedPass<func::FuncOp>(createFoldChecks());
   pm.addNestedPass<func::FuncOp>(createRaiseExtracts());
   pm.addNestedPass<func::FuncOp>(createFuseElementwise());
@@ -104,7 +106,10 @@ void buildCPUTilingPipeline(OpPassManager &pm,
 }
 
 void buildCPUBufferizePipeline(OpPassManager &pm) {
-  addUpstream(pm, "one-shot-bufferize{bufferize-function-boundaries "
+  // A tensor.empty whose value is inserted into a bigger tensor (an update
+  // at an offset) becomes a slice of it, so the op writes there in place.
+  addUpstream(pm, "eliminate-empty-tensors,"
+                  "one-shot-bufferize{bufferize-function-boundaries "
                   "function-boundary-type-conversion=identity-layout-map "
                   "allow-return-allocs-from-loops},"
                   "canonicalize,buffer-deallocation-pipeline,canonicalize");
@@ -114,6 +119,7 @@ void buildCPUBufferizePipeline(OpPassManager &pm) {
 void buildCPUToLLVMPipeline(OpPassManager &pm,
                             const CPUPipelineOptions &options) {
   pm.addPass(createLocateAllocs());
+  pm.addNestedPass<func::FuncOp>(createLowerStridedCopies());
   addUpstream(pm, "convert-linalg-to-loops");
   if (options.optLevel == 0)
     addUpstream(pm, "scf-forall-to-for");

@@ -41,6 +41,40 @@ func.func @reads(%x: tensor<2x3x4x5xf32>, %w: tensor<3x2xf32>, %y: tensor<2x3x4x
   return %r : tensor<2x3x4x5xf32>
 }
 
+// Reads at loops plus constants (a stencil) read slices that start at the
+// constants; i - 1 in a loop from 0 could leave the tensor and stays a read.
+// CHECK-LABEL: func.func @stencil(
+// CHECK-SAME: %[[A:[^:]*]]: tensor<10x10xf64>
+// CHECK-DAG: %[[R:.*]] = tensor.extract_slice %[[A]][2, 1] [8, 8] [1, 1]
+// CHECK-DAG: %[[D:.*]] = tensor.extract_slice %[[A]][1, 2] [8, 8] [1, 1]
+// CHECK: linalg.generic {{.*}} ins(%[[R]], %[[D]] : tensor<8x8xf64>, tensor<8x8xf64>)
+// CHECK: tensor.extract %[[A]]
+func.func @stencil(%a: tensor<10x10xf64>) -> tensor<8x8xf64> {
+  %e = tensor.empty() : tensor<8x8xf64>
+  %r = linalg.generic {indexing_maps = [affine_map<(a, b) -> (a, b)>], iterator_types = ["parallel", "parallel"]}
+      outs(%e : tensor<8x8xf64>) {
+  ^bb0(%o: f64):
+    %c1 = arith.constant 1 : index
+    %c1_i64 = arith.constant 1 : i64
+    %i = linalg.index 0 : index
+    %j = linalg.index 1 : index
+    %i1 = arith.addi %i, %c1 : index
+    %j1 = arith.addi %j, %c1 : index
+    %i64 = arith.index_cast %i1 : index to i64
+    %i2 = arith.addi %i64, %c1_i64 : i64
+    %i2x = arith.index_cast %i2 : i64 to index
+    %right = tensor.extract %a[%i2x, %j1] : tensor<10x10xf64>
+    %j2 = arith.addi %j1, %c1 : index
+    %down = tensor.extract %a[%i1, %j2] : tensor<10x10xf64>
+    %im = arith.subi %i, %c1 : index
+    %up = tensor.extract %a[%im, %j] : tensor<10x10xf64>
+    %s = arith.addf %right, %down : f64
+    %t = arith.addf %s, %up : f64
+    linalg.yield %t : f64
+  } -> tensor<8x8xf64>
+  return %r : tensor<8x8xf64>
+}
+
 // A loop of run-time size reading a tensor of run-time size stays a read
 // (its bounds are not proven here).
 // CHECK-LABEL: func.func @dynamic(

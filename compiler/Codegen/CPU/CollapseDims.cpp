@@ -63,10 +63,13 @@ struct CollapseDimsPass : tdsl::impl::CollapseDimsBase<CollapseDimsPass> {
     SmallVector<linalg::GenericOp> ops;
     getOperation().walk([&](linalg::GenericOp op) {
       // Broadcasts of a static 1 read a constant subscript, which
-      // areDimSequencesPreserved does not account for.
+      // areDimSequencesPreserved does not account for. A slice's rows are
+      // not contiguous in memory: collapsing it would copy it.
       if (op.hasPureTensorSemantics() && op.getNumLoops() > 1 &&
           llvm::all_of(op.getIndexingMapsArray(),
                        [](AffineMap m) { return m.isProjectedPermutation(); }) &&
+          llvm::none_of(op->getOperands(),
+                        [](Value v) { return v.getDefiningOp<tensor::ExtractSliceOp>(); }) &&
           op.getNumParallelLoops() == op.getNumLoops() &&
           !op->getParentOfType<scf::ForallOp>() &&
           !op->getParentOfType<linalg::LinalgOp>())

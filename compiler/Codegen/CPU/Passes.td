@@ -187,6 +187,26 @@ def HoistVectorTransfers : Pass<"tdsl-hoist-vector-transfers", "mlir::func::Func
   let dependentDialects = ["mlir::scf::SCFDialect", "mlir::vector::VectorDialect"];
 }
 
+def LowerStridedCopies : Pass<"tdsl-lower-strided-copies", "mlir::func::FuncOp"> {
+  let summary = "Copies between strided buffers as linalg.copy (loops), not memrefCopy";
+  let description = [{
+    `memref.copy` between buffers of plain layout lowers to a memcpy; any
+    other (the slice an update at an offset writes, a window of a padded
+    image) lowers to a call of MLIR's generic `memrefCopy`, which moves one
+    element at a time through the buffers' descriptors. Such copies become
+    `linalg.copy`, which `convert-linalg-to-loops` turns into loops whose
+    rows LLVM copies with memcpy or vector moves.
+
+    ```mlir
+    // before
+    memref.copy %a, %s : memref<1298x1298xf64> to memref<1298x1298xf64, strided<[1300, 1], offset: 1301>>
+    // after
+    linalg.copy ins(%a : memref<1298x1298xf64>) outs(%s : memref<1298x1298xf64, strided<[1300, 1], offset: 1301>>)
+    ```
+  }];
+  let dependentDialects = ["mlir::linalg::LinalgDialect"];
+}
+
 def LowerVector : Pass<"tdsl-lower-vector", "mlir::func::FuncOp"> {
   let summary = "Lower n-D vector ops to the 1-D forms LLVM has";
   let description = [{

@@ -29,6 +29,37 @@ def HoistAllocas : Pass<"tdsl-hoist-allocas"> {
   }];
 }
 
+def RefineLoopShapes : Pass<"tdsl-refine-loop-shapes", "mlir::func::FuncOp"> {
+  let summary = "Give tensors carried by scf.for the static shapes they keep";
+  let description = [{
+    For each tensor iteration argument of an `scf.for` with run-time sizes,
+    asks the value-bounds analysis whether each such size is a constant on
+    every trip (it follows the body: `tensor.insert_slice` keeps its
+    destination's shape, a `tensor.cast` of a static initial value gives
+    the first trip's). Where it is, the argument, the initial value, the
+    yielded value and the result get that static type, with `tensor.cast`s
+    back to the old type for the existing users, which canonicalization
+    then folds away. Checks on the carried tensor fold and reads of it
+    become element-wise inputs, as for a tensor outside any loop.
+
+    ```mlir
+    // before
+    %r = scf.for ... iter_args(%b = %cast) -> (tensor<?x?xf64>) {
+      %u = tensor.insert_slice %nb into %b[1, 1] [1298, 1298] [1, 1] ...
+      scf.yield %u : tensor<?x?xf64>
+    }
+    // after
+    %r = scf.for ... iter_args(%b = %static) -> (tensor<1300x1300xf64>) {
+      %d = tensor.cast %b : tensor<1300x1300xf64> to tensor<?x?xf64>
+      ...
+      %s = tensor.cast %u : tensor<?x?xf64> to tensor<1300x1300xf64>
+      scf.yield %s : tensor<1300x1300xf64>
+    }
+    ```
+  }];
+  let dependentDialects = ["mlir::tensor::TensorDialect"];
+}
+
 def FoldChecks : Pass<"tdsl-fold-checks", "mlir::func::FuncOp"> {
   let summary = "Remove run-time checks that cannot fail in the loops they are in";
   let description = [{

@@ -14,6 +14,8 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 
+#include "llvm/ADT/DenseSet.h"
+
 namespace tdsl {
 #define GEN_PASS_DEF_RAISEEXTRACTS
 #include "compiler/Codegen/Common/Passes.h.inc"
@@ -23,32 +25,79 @@ using namespace mlir;
 
 namespace {
 
-/// The map of `extract`'s subscripts over the loops of `op`, when each is a
-/// linalg.index of `op` or a constant, and every read is in bounds: a loop
-/// read at a dimension has no more iterations than the dimension has
-/// elements (statically), a constant is below it.
-std::optional<AffineMap> subscriptMap(linalg::GenericOp op, tensor::ExtractOp extract) {
+/// `v` as `linalg.index d + offset` of `op` (d >= 0) or as a constant
+/// (d = -1), through additions and subtractions of constants and integer
+/// casts.
+std::optional<std::pair<int64_t, int64_t>> affineIndex(linalg::GenericOp op, Value v) {
+  if (auto index = v.getDefiningOp<linalg::IndexOp>()) {
+    if (index->getParentOp() != op)
+      return std::nullopt;
+    return std::make_pair<int64_t, int64_t>(index.getDim(), 0);
+  }
+  if (std::optional<int64_t> c = getConstantIntValue(v))
+    return std::make_pair<int64_t, int64_t>(-1, int64_t(*c));
+  Operation *def = v.getDefiningOp();
+  if (!def)
+    return std::nullopt;
+  if (isa<arith::IndexCastOp, arith::IndexCastUIOp, arith::ExtSIOp>(def))
+    return affineIndex(op, def->getOperand(0));
+  if (!isa<arith::AddIOp, arith::SubIOp>(def))
+    return std::nullopt;
+  auto a = affineIndex(op, def->getOperand(0)), b = affineIndex(op, def->getOperand(1));
+  if (!a || !b)
+    return std::nullopt;
+  bool sub = isa<arith::SubIOp>(def);
+  if (b->first >= 0 && (sub || a->first >= 0))
+    return std::nullopt; // two loops, or minus a loop
+  if (b->first >= 0)
+    std::swap(a, b);
+  return std::make_pair(a->first, sub ? a->second - b->second : a->second + b->second);
+}
+
+/// How a raised read reads its tensor: the map of its subscripts over the
+/// loops of the op, and the offsets of the slice it reads through (a read
+/// at `i + 1` is a read at `i` of the slice that starts one row in).
+struct Read {
+  tensor::ExtractOp extract;
+  AffineMap map;
+  SmallVector<int64_t> offsets; // empty: the whole tensor
+};
+
+/// The read `extract` as an input of `op`, when its subscripts are distinct
+/// loops of `op` plus constants, or constants, and every read is in bounds
+/// (checked statically on the loop and tensor sizes).
+std::optional<Read> raisedRead(linalg::GenericOp op, tensor::ExtractOp extract) {
   auto type = extract.getTensor().getType();
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
   SmallVector<AffineExpr> exprs;
+  SmallVector<int64_t> offsets;
+  llvm::SmallDenseSet<int64_t> seen;
   MLIRContext *ctx = op.getContext();
+  bool shifted = false;
   for (auto [j, idx] : llvm::enumerate(extract.getIndices())) {
     int64_t size = type.getDimSize(j);
-    if (auto index = idx.getDefiningOp<linalg::IndexOp>()) {
-      if (index->getParentOp() != op)
+    auto ai = affineIndex(op, idx);
+    if (!ai || ShapedType::isDynamic(size))
+      return std::nullopt;
+    auto [d, c] = *ai;
+    if (d < 0) { // a constant subscript
+      if (c < 0 || c >= size)
         return std::nullopt;
-      int64_t range = ranges[index.getDim()];
-      if (ShapedType::isDynamic(size) || ShapedType::isDynamic(range) || range > size)
-        return std::nullopt;
-      exprs.push_back(getAffineDimExpr(index.getDim(), ctx));
+      exprs.push_back(getAffineConstantExpr(c, ctx));
+      offsets.push_back(0);
       continue;
     }
-    std::optional<int64_t> c = getConstantIntValue(idx);
-    if (!c || *c < 0 || ShapedType::isDynamic(size) || *c >= size)
+    int64_t range = ranges[d];
+    if (ShapedType::isDynamic(range) || c < 0 || range + c > size || !seen.insert(d).second)
       return std::nullopt;
-    exprs.push_back(getAffineConstantExpr(*c, ctx));
+    exprs.push_back(getAffineDimExpr(d, ctx));
+    offsets.push_back(c);
+    shifted |= c != 0;
   }
-  return AffineMap::get(op.getNumLoops(), 0, exprs, ctx);
+  Read read{extract, AffineMap::get(op.getNumLoops(), 0, exprs, ctx), {}};
+  if (shifted)
+    read.offsets = offsets;
+  return read;
 }
 
 struct RaiseExtractsPass : tdsl::impl::RaiseExtractsBase<RaiseExtractsPass> {
@@ -64,12 +113,12 @@ struct RaiseExtractsPass : tdsl::impl::RaiseExtractsBase<RaiseExtractsPass> {
   }
 
   void raise(IRRewriter &rw, linalg::GenericOp op) {
-    SmallVector<std::pair<tensor::ExtractOp, AffineMap>> reads;
+    SmallVector<Read> reads;
     for (auto extract : op.getBody()->getOps<tensor::ExtractOp>()) {
       if (!extract.getTensor().getParentRegion()->isProperAncestor(&op.getRegion()))
         continue; // a tensor made inside the body
-      if (std::optional<AffineMap> map = subscriptMap(op, extract))
-        reads.push_back({extract, *map});
+      if (std::optional<Read> read = raisedRead(op, extract))
+        reads.push_back(*read);
     }
     if (reads.empty())
       return;
@@ -77,13 +126,30 @@ struct RaiseExtractsPass : tdsl::impl::RaiseExtractsBase<RaiseExtractsPass> {
     SmallVector<AffineMap> maps;
     for (OpOperand *in : op.getDpsInputOperands())
       maps.push_back(op.getMatchingIndexingMap(in));
-    for (auto [extract, map] : reads) {
-      ins.push_back(extract.getTensor());
-      maps.push_back(map);
+    rw.setInsertionPoint(op);
+    SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+    for (Read &read : reads) {
+      Value source = read.extract.getTensor();
+      if (!read.offsets.empty()) {
+        // The slice the shifted subscripts read: from the offsets, as long
+        // as the loops (one element at a constant subscript).
+        auto type = cast<RankedTensorType>(source.getType());
+        SmallVector<OpFoldResult> offsets, sizes, strides;
+        for (auto [j, e] : llvm::enumerate(read.map.getResults())) {
+          offsets.push_back(rw.getIndexAttr(read.offsets[j]));
+          auto dim = dyn_cast<AffineDimExpr>(e);
+          sizes.push_back(dim ? rw.getIndexAttr(ranges[dim.getPosition()])
+                              : rw.getIndexAttr(type.getDimSize(j)));
+          strides.push_back(rw.getIndexAttr(1));
+        }
+        source = tensor::ExtractSliceOp::create(rw, op.getLoc(), source, offsets, sizes,
+                                                strides);
+      }
+      ins.push_back(source);
+      maps.push_back(read.map);
     }
     for (OpOperand &init : op.getDpsInitsMutable())
       maps.push_back(op.getMatchingIndexingMap(&init));
-    rw.setInsertionPoint(op);
     auto raised = linalg::GenericOp::create(rw, op.getLoc(), op.getResultTypes(), ins,
                                             op.getDpsInits(), maps,
                                             op.getIteratorTypesArray());
@@ -94,9 +160,9 @@ struct RaiseExtractsPass : tdsl::impl::RaiseExtractsBase<RaiseExtractsPass> {
     // The new inputs' arguments go after the old inputs', before the outputs'.
     unsigned at = op.getNumDpsInputs();
     for (auto [k, read] : llvm::enumerate(reads)) {
-      Type elem = read.first.getType();
-      BlockArgument arg = body.insertArgument(at + k, elem, read.first.getLoc());
-      rw.replaceOp(read.first, arg);
+      Type elem = read.extract.getType();
+      BlockArgument arg = body.insertArgument(at + k, elem, read.extract.getLoc());
+      rw.replaceOp(read.extract, arg);
     }
     rw.replaceOp(op, raised->getResults());
   }
