@@ -47,15 +47,24 @@ inline double unitF64(uint32_t hi, uint32_t lo) {
   return double(((uint64_t(hi) << 32) | lo) >> 11) * 0x1p-53;
 }
 
+/// The words of value k of a stream whose values take 4 / perBlock words:
+/// with c = k / 16G and p = k % 16G (G = perBlock), words (p / 16) * W ..
+/// of block 16c + p % 16 (Runtime.h), at w[0..W).
+inline const uint32_t *valueWords(uint64_t seed, uint64_t k, uint64_t perBlock,
+                                  uint32_t r[4]) {
+  uint64_t group = 16 * perBlock, c = k / group, p = k % group;
+  philox64(seed, 16 * c + p % 16, r);
+  return r + (p / 16) * (4 / perBlock);
+}
+
 inline float uniformF32(uint64_t seed, uint64_t ctr) {
   uint32_t r[4];
-  philox64(seed, ctr, r);
-  return unitF32(r[0]);
+  return unitF32(valueWords(seed, ctr, 4, r)[0]);
 }
 inline double uniformF64(uint64_t seed, uint64_t ctr) {
   uint32_t r[4];
-  philox64(seed, ctr, r);
-  return unitF64(r[0], r[1]);
+  const uint32_t *w = valueWords(seed, ctr, 2, r);
+  return unitF64(w[0], w[1]);
 }
 // The normal transform of Runtime.h, step by step: each operation rounds
 // once, in this order, as the compiler's code does on the CPU and the GPU.
@@ -109,17 +118,17 @@ T normalFrom(T u1, UInt j, int jbits, int logTerms, int trigTerms) {
 
 inline float normalF32(uint64_t seed, uint64_t ctr) {
   uint32_t r[4];
-  philox64(seed, ctr, r);
+  const uint32_t *w = valueWords(seed, ctr, 2, r);
   return normalFrom<float, uint32_t, int32_t, 23, 127>(
-      1.0f - unitF32(r[0]), r[1] >> 8, 24, TDSL_NORMAL_LOG_TERMS_F32,
+      1.0f - unitF32(w[0]), w[1] >> 8, 24, TDSL_NORMAL_LOG_TERMS_F32,
       TDSL_NORMAL_TRIG_TERMS_F32);
 }
 inline double normalF64(uint64_t seed, uint64_t ctr) {
   uint32_t r[4];
-  philox64(seed, ctr, r);
-  uint64_t j = ((uint64_t(r[2]) << 32) | r[3]) >> 11;
+  const uint32_t *w = valueWords(seed, ctr, 1, r);
+  uint64_t j = ((uint64_t(w[2]) << 32) | w[3]) >> 11;
   return normalFrom<double, uint64_t, int64_t, 52, 1023>(
-      1.0 - unitF64(r[0], r[1]), j, 53, TDSL_NORMAL_LOG_TERMS_F64,
+      1.0 - unitF64(w[0], w[1]), j, 53, TDSL_NORMAL_LOG_TERMS_F64,
       TDSL_NORMAL_TRIG_TERMS_F64);
 }
 

@@ -661,23 +661,41 @@ func.func @index_gen_in_parallel_for(%A: tensor<?x?xf32>, %n: index) -> tensor<?
 
 // -----
 
-// The RNG is Philox4x32-10 in arith ops (no runtime call): the counter and
-// the seed split into 32-bit halves, ten rounds of the Philox multipliers
-// with nine Weyl key bumps, then the bits become a float in [0, 1).
+// The RNG is Philox4x32-10 in arith ops (no runtime call). Value k (f32
+// uniform: one word, four values per block) is word (k & 63) >> 4 of block
+// ((k >> 6) << 4) | (k & 15); the block counter and the seed split into
+// 32-bit halves, ten rounds of the Philox multipliers with nine Weyl key
+// bumps, the word chosen by the slot, then its bits become a float in [0, 1).
 // CHECK-DAG: #[[ID2:.*]] = affine_map<(d0, d1) -> (d0, d1)>
 // CHECK-NOT: tdsl_rng
 // CHECK-LABEL: func.func @random_uniform_f32(
 // CHECK-SAME: %[[SEED:.*]]: i64, %[[CTR:.*]]: i64) -> f32
-// CHECK-DAG: arith.trunci %[[CTR]] : i64 to i32
-// CHECK-DAG: arith.shrui %[[CTR]], %{{.*}} : i64
+// CHECK-DAG: %[[C6:.*]] = arith.constant 6 : i64
+// CHECK-DAG: %[[C63:.*]] = arith.constant 63 : i64
+// CHECK-DAG: %[[C4:.*]] = arith.constant 4 : i64
+// CHECK-DAG: %[[C15:.*]] = arith.constant 15 : i64
+// CHECK-DAG: %[[G:.*]] = arith.shrui %[[CTR]], %[[C6]] : i64
+// CHECK-DAG: %[[P:.*]] = arith.andi %[[CTR]], %[[C63]] : i64
+// CHECK-DAG: %[[HI:.*]] = arith.shli %[[G]], %[[C4]] : i64
+// CHECK-DAG: %[[LO:.*]] = arith.andi %[[P]], %[[C15]] : i64
+// CHECK-DAG: %[[BLK:.*]] = arith.ori %[[HI]], %[[LO]] : i64
+// CHECK-DAG: %[[SLOT:.*]] = arith.shrui %[[P]], %{{.*}} : i64
+// CHECK-DAG: arith.trunci %[[BLK]] : i64 to i32
+// CHECK-DAG: arith.shrui %[[BLK]], %{{.*}} : i64
 // CHECK-DAG: arith.trunci %[[SEED]] : i64 to i32
 // CHECK-DAG: arith.shrui %[[SEED]], %{{.*}} : i64
 // CHECK-DAG: arith.constant -766435501 : i32
 // CHECK-DAG: arith.constant -845247145 : i32
 // CHECK-COUNT-9: arith.constant -1640531527 : i32
 // CHECK-NOT: arith.constant -1640531527 : i32
+// CHECK: arith.cmpi eq, %[[SLOT]], %{{.*}} : i64
+// CHECK: arith.select
+// CHECK: arith.cmpi eq, %[[SLOT]], %{{.*}} : i64
+// CHECK: arith.select
+// CHECK: arith.cmpi eq, %[[SLOT]], %{{.*}} : i64
+// CHECK: %[[W:.*]] = arith.select
 // 24 random bits times 2^-24.
-// CHECK: %[[BITS:.*]] = arith.shrui %{{.*}}, %{{.*}} : i32
+// CHECK: %[[BITS:.*]] = arith.shrui %[[W]], %{{.*}} : i32
 // CHECK: %[[F:.*]] = arith.uitofp %[[BITS]] : i32 to f32
 // CHECK: %[[SCALE:.*]] = arith.constant 5.96046448E-8 : f32
 // CHECK: %[[U:.*]] = arith.mulf %[[F]], %[[SCALE]] : f32
@@ -695,7 +713,7 @@ func.func @random_uniform_f32(%seed: ui64, %ctr: i64) -> f32 {
 // CHECK-LABEL: func.func @random_normal_f64(
 // CHECK-SAME: %[[SEED:.*]]: i64, %[[K:.*]]: index) -> f64
 // CHECK: %[[CTR:.*]] = arith.index_cast %[[K]] : index to i64
-// CHECK: arith.trunci %[[CTR]] : i64 to i32
+// CHECK: arith.trunci %{{.*}} : i64 to i32
 // CHECK-COUNT-9: arith.constant -1150833019 : i32
 // CHECK: arith.uitofp %{{.*}} : i64 to f64
 // CHECK: arith.constant 1.1102230246251565E-16 : f64
@@ -712,7 +730,8 @@ func.func @random_normal_f64(%seed: i64, %k: index) -> f64 {
   return %1 : f64
 }
 
-// random_tensor: a generic whose counter is the row-major linear index.
+// random_tensor with two run-time sizes: a generic whose counter is the
+// row-major linear index (one Philox block per value).
 // CHECK-LABEL: func.func @random_tensor(
 // CHECK-SAME: %[[SEED:.*]]: i64, %[[N:.*]]: index) -> tensor<?x4xf32>
 // CHECK: %[[E:.*]] = tensor.empty(%[[N]]) : tensor<?x4xf32>
@@ -724,7 +743,7 @@ func.func @random_normal_f64(%seed: i64, %k: index) -> f64 {
 // CHECK: %[[I1:.*]] = linalg.index 1 : index
 // CHECK: %[[LIN:.*]] = arith.addi %[[R1]], %[[I1]] : index
 // CHECK: %[[CTR:.*]] = arith.index_cast %[[LIN]] : index to i64
-// CHECK: arith.trunci %[[CTR]] : i64 to i32
+// CHECK: arith.shrui %[[CTR]], %{{.*}} : i64
 // CHECK: arith.trunci %[[SEED]] : i64 to i32
 // CHECK: arith.bitcast %{{.*}} : f32 to i32
 // CHECK: arith.extf %{{.*}} : f32 to f64
@@ -734,6 +753,32 @@ func.func @random_normal_f64(%seed: i64, %k: index) -> f64 {
 func.func @random_tensor(%seed: ui64, %n: index) -> tensor<?x4xf32> {
   %2 = tdsl.random_tensor normal %seed [%n] : ui64 -> tensor<?x4xf32>
   return %2 : tensor<?x4xf32>
+}
+
+// A static random tensor is made block by block: value (c, s, l) of a
+// [groups, slots, 16] generic is slot s of block 16c + l, i.e. value
+// 64c + 16s + l of the stream, so each block's four words fill four
+// values; then flattened, cut to 70 values and shaped.
+// CHECK-LABEL: func.func @random_blocks(
+// CHECK: %[[E:.*]] = tensor.empty() : tensor<2x4x16xf32>
+// CHECK: %[[G:.*]] = linalg.generic {{.*}}iterator_types = ["parallel", "parallel", "parallel"]} outs(%[[E]] : tensor<2x4x16xf32>)
+// CHECK: %[[I0:.*]] = linalg.index 0 : index
+// CHECK: %[[C:.*]] = arith.index_cast %[[I0]] : index to i64
+// CHECK: %[[C16:.*]] = arith.muli %[[C]], %{{.*}} : i64
+// CHECK: %[[I2:.*]] = linalg.index 2 : index
+// CHECK: %[[L:.*]] = arith.index_cast %[[I2]] : index to i64
+// CHECK: %[[BLK:.*]] = arith.addi %[[C16]], %[[L]] : i64
+// CHECK: %[[I1:.*]] = linalg.index 1 : index
+// CHECK: %[[SLOT:.*]] = arith.index_cast %[[I1]] : index to i64
+// CHECK: arith.trunci %[[BLK]] : i64 to i32
+// CHECK: arith.cmpi eq, %[[SLOT]], %{{.*}} : i64
+// CHECK: %[[F:.*]] = tensor.collapse_shape %[[G]] {{\[\[}}0, 1, 2]] : tensor<2x4x16xf32> into tensor<128xf32>
+// CHECK: %[[S:.*]] = tensor.extract_slice %[[F]][0] [70] [1] : tensor<128xf32> to tensor<70xf32>
+// CHECK: %[[R:.*]] = tensor.expand_shape %[[S]] {{\[\[}}0, 1]] output_shape [10, 7] : tensor<70xf32> into tensor<10x7xf32>
+// CHECK: return %[[R]]
+func.func @random_blocks(%seed: ui64) -> tensor<10x7xf32> {
+  %2 = tdsl.random_tensor uniform %seed : ui64 -> tensor<10x7xf32>
+  return %2 : tensor<10x7xf32>
 }
 
 // -----

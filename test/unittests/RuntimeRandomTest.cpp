@@ -5,6 +5,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <set>
 #include <vector>
 
 using tdsl::test::MemRef;
@@ -79,16 +80,41 @@ TEST(RuntimeRandom, SeedAndCounterWordOrder) {
   EXPECT_EQ(0, std::memcmp(out, expected, sizeof(out)));
 }
 
+/// The words of value k of stream `seed` whose values take `w` words, as
+/// Runtime.h defines them: with G = 4 / w, c = k / 16G and p = k % 16G,
+/// words (p / 16) * w .. of the block with counter 16c + p % 16.
+static const uint32_t *valueWords(uint64_t seed, uint64_t k, uint64_t w, uint32_t r[4]) {
+  uint64_t group = 16 * (4 / w), c = k / group, p = k % group;
+  tdsl_philox4x32_10(seed, 16 * c + p % 16, r);
+  return r + (p / 16) * w;
+}
+
 TEST(RuntimeRandom, DerivedValuesFollowTheDocumentedFormulas) {
-  for (uint64_t ctr : {0ull, 1ull, 12345ull, 0xffffffffffull}) {
+  for (uint64_t ctr : {0ull, 1ull, 15ull, 16ull, 17ull, 33ull, 63ull, 64ull, 12345ull,
+                       0xffffffffffull}) {
     const uint64_t seed = 42;
     uint32_t r[4];
-    tdsl_philox4x32_10(seed, ctr, r);
-    float uf = float(r[0] >> 8) * 0x1p-24f;
-    double ud = double(((uint64_t(r[0]) << 32) | r[1]) >> 11) * 0x1p-53;
-    EXPECT_EQ(tdsl_rng_uniform_f32(seed, ctr), uf);
-    EXPECT_EQ(tdsl_rng_uniform_f64(seed, ctr), ud);
+    float uf = float(valueWords(seed, ctr, 1, r)[0] >> 8) * 0x1p-24f;
+    const uint32_t *w = valueWords(seed, ctr, 2, r);
+    double ud = double(((uint64_t(w[0]) << 32) | w[1]) >> 11) * 0x1p-53;
+    EXPECT_EQ(tdsl_rng_uniform_f32(seed, ctr), uf) << ctr;
+    EXPECT_EQ(tdsl_rng_uniform_f64(seed, ctr), ud) << ctr;
   }
+}
+
+TEST(RuntimeRandom, EveryWordOfEveryBlockOnce) {
+  // The first 64 f32 uniforms are the 4 words of blocks 0..15, each once.
+  std::set<float> fromBlocks, values;
+  for (uint64_t block = 0; block < 16; ++block) {
+    uint32_t r[4];
+    tdsl_philox4x32_10(3, block, r);
+    for (uint32_t x : r)
+      fromBlocks.insert(float(x >> 8) * 0x1p-24f);
+  }
+  for (uint64_t k = 0; k < 64; ++k)
+    values.insert(tdsl_rng_uniform_f32(3, k));
+  EXPECT_EQ(values, fromBlocks);
+  EXPECT_EQ(values.size(), 64u);
 }
 
 TEST(RuntimeRandom, NormalKnownAnswers) {
@@ -102,8 +128,10 @@ TEST(RuntimeRandom, NormalKnownAnswers) {
   } known[] = {
       {0x0, -0x1.59e12cp+0f, 0x1.3c0aeec8cec66p+0},
       {0x1, -0x1.617faep+0f, -0x1.7a3f3026c1af2p+1},
-      {0x3039, -0x1.b134bcp+0f, -0x1.a946a616f55eep-3},
-      {0xffffffffff, 0x1.36b802p-5f, 0x1.339d5c0c3423ap-4},
+      {0x11, -0x1.26e86p+0f, -0x1.1d9869cb68807p-5},
+      {0x28, -0x1.a35288p-3f, -0x1.5d6b5e49aabe5p-2},
+      {0x3039, 0x1.14405ap-3f, -0x1.a946a616f55eep-3},
+      {0xffffffffff, 0x1.2fc014p-3f, 0x1.339d5c0c3423ap-4},
   };
   for (const Known &k : known) {
     EXPECT_EQ(tdsl_rng_normal_f32(42, k.ctr), k.f32) << k.ctr;
@@ -115,13 +143,14 @@ TEST(RuntimeRandom, NormalIsAccurate) {
   // Against Box-Muller in long double on the same uniforms: a few ulp.
   for (uint64_t ctr = 0; ctr < 20000; ++ctr) {
     uint32_t r[4];
-    tdsl_philox4x32_10(7, ctr, r);
-    long double u1 = 1.0L - (long double)(r[0] >> 8) * 0x1p-24L;
-    long double u2 = (long double)(r[1] >> 8) * 0x1p-24L;
+    const uint32_t *w = valueWords(7, ctr, 2, r);
+    long double u1 = 1.0L - (long double)(w[0] >> 8) * 0x1p-24L;
+    long double u2 = (long double)(w[1] >> 8) * 0x1p-24L;
     long double want = sqrtl(-2 * logl(u1)) * cosl(2 * 3.14159265358979323846264338L * u2);
     EXPECT_NEAR(tdsl_rng_normal_f32(7, ctr), (double)want, 1e-6) << ctr;
-    long double v1 = 1.0L - (long double)((((uint64_t)r[0] << 32) | r[1]) >> 11) * 0x1p-53L;
-    long double v2 = (long double)((((uint64_t)r[2] << 32) | r[3]) >> 11) * 0x1p-53L;
+    w = valueWords(7, ctr, 4, r);
+    long double v1 = 1.0L - (long double)((((uint64_t)w[0] << 32) | w[1]) >> 11) * 0x1p-53L;
+    long double v2 = (long double)((((uint64_t)w[2] << 32) | w[3]) >> 11) * 0x1p-53L;
     long double want64 = sqrtl(-2 * logl(v1)) * cosl(2 * 3.14159265358979323846264338L * v2);
     EXPECT_NEAR(tdsl_rng_normal_f64(7, ctr), (double)want64, 1e-14) << ctr;
   }

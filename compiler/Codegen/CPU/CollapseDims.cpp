@@ -64,12 +64,16 @@ struct CollapseDimsPass : tdsl::impl::CollapseDimsBase<CollapseDimsPass> {
     getOperation().walk([&](linalg::GenericOp op) {
       // Broadcasts of a static 1 read a constant subscript, which
       // areDimSequencesPreserved does not account for. A slice's rows are
-      // not contiguous in memory: collapsing it would copy it.
+      // not contiguous in memory: collapsing it would copy it. A body that
+      // reads its position would get it back by divisions (and a random
+      // fill's [groups, slots, 16] loops would lose the structure that
+      // lets its slots share a Philox block).
       if (op.hasPureTensorSemantics() && op.getNumLoops() > 1 &&
           llvm::all_of(op.getIndexingMapsArray(),
                        [](AffineMap m) { return m.isProjectedPermutation(); }) &&
           llvm::none_of(op->getOperands(),
                         [](Value v) { return v.getDefiningOp<tensor::ExtractSliceOp>(); }) &&
+          op.getBody()->getOps<linalg::IndexOp>().empty() &&
           op.getNumParallelLoops() == op.getNumLoops() &&
           !op->getParentOfType<scf::ForallOp>() &&
           !op->getParentOfType<linalg::LinalgOp>())

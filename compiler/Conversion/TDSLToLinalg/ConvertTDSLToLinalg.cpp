@@ -526,6 +526,69 @@ struct RandomLowering : OpConversionPattern<t::RandomOp> {
   }
 };
 
+/// A random tensor whose values are made block by block: a generic over
+/// [C, G, 16] (C groups of 16 blocks, G values per block) whose value
+/// (c, s, l) is slot s of block 16c + l, i.e. value 16G c + 16 s + l of the
+/// stream (buildRandom's definition), so the 16 lanes of a vector are 16
+/// consecutive blocks and the G slots reuse them (the block does not depend
+/// on s). Then flattened, cut to n values and shaped. Null when the shape
+/// would need an expand_shape of two run-time sizes (MLIR 22's
+/// expand-strided-metadata crashes on those).
+static Value buildRandomBlocks(ConversionPatternRewriter &rw, Location loc,
+                               RankedTensorType type, ValueRange dynSizes, Value seed,
+                               bool normal) {
+  if (!type.hasStaticShape() && type.getRank() != 1)
+    return {};
+  auto elem = cast<FloatType>(type.getElementType());
+  int64_t perBlock = 4 / tdsl::randomWordsPerValue(elem, normal);
+  int64_t group = 16 * perBlock;
+  Value n = type.hasStaticShape()
+                ? (Value)arith::ConstantIndexOp::create(rw, loc, type.getNumElements())
+                : dynSizes.front();
+  // C = ceil(n / 16G).
+  Value groups = arith::CeilDivUIOp::create(
+      rw, loc, n, arith::ConstantIndexOp::create(rw, loc, group));
+  int64_t staticGroups = type.hasStaticShape()
+                             ? llvm::divideCeil(type.getNumElements(), group)
+                             : ShapedType::kDynamic;
+  auto blocksType = RankedTensorType::get({staticGroups, perBlock, 16}, elem);
+  SmallVector<Value> dyn;
+  if (ShapedType::isDynamic(staticGroups))
+    dyn.push_back(groups);
+  Value init = tensor::EmptyOp::create(rw, loc, blocksType, dyn);
+  SmallVector<utils::IteratorType> iters(3, utils::IteratorType::parallel);
+  auto generic = linalg::GenericOp::create(
+      rw, loc, TypeRange{blocksType}, ValueRange{}, ValueRange{init},
+      ArrayRef<AffineMap>{rw.getMultiDimIdentityMap(3)}, iters, "", "",
+      [&](OpBuilder &b, Location l, ValueRange) {
+        auto i64 = [&](unsigned d) {
+          return arith::IndexCastOp::create(b, l, b.getI64Type(),
+                                            linalg::IndexOp::create(b, l, d));
+        };
+        Value sixteen = arith::ConstantIntOp::create(b, l, b.getI64Type(), 16);
+        Value block = arith::AddIOp::create(
+            b, l, arith::MulIOp::create(b, l, i64(0), sixteen), i64(2));
+        linalg::YieldOp::create(
+            b, l, tdsl::buildRandomAt(b, l, seed, block, i64(1), elem, normal));
+      });
+  generic->setLoc(loc);
+  Value flat = tensor::CollapseShapeOp::create(
+      rw, loc, generic.getResult(0), ArrayRef<ReassociationIndices>{{0, 1, 2}});
+  bool padded = !type.hasStaticShape() || type.getNumElements() % group != 0;
+  if (padded)
+    flat = tensor::ExtractSliceOp::create(
+        rw, loc, flat, ArrayRef<OpFoldResult>{rw.getIndexAttr(0)},
+        ArrayRef<OpFoldResult>{getAsOpFoldResult(n)},
+        ArrayRef<OpFoldResult>{rw.getIndexAttr(1)});
+  if (type.getRank() == 1)
+    return flat;
+  ReassociationIndices all;
+  for (int64_t d = 0; d < type.getRank(); ++d)
+    all.push_back(d);
+  return tensor::ExpandShapeOp::create(rw, loc, type, flat,
+                                       ArrayRef<ReassociationIndices>{all});
+}
+
 struct RandomTensorLowering : OpConversionPattern<t::RandomTensorOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult matchAndRewrite(t::RandomTensorOp op, OpAdaptor adaptor,
@@ -533,14 +596,18 @@ struct RandomTensorLowering : OpConversionPattern<t::RandomTensorOp> {
     auto type = cast<RankedTensorType>(op.getType());
     bool normal = op.getDistribution() == t::Distribution::normal;
     Value seed = adaptor.getSeed();
-    Value r = buildIndexedGeneric(
-        rw, op.getLoc(), type, adaptor.getDynamicSizes(),
-        [&](OpBuilder &b, Location l, Value lin) {
-          Value ctr = arith::IndexCastOp::create(b, l, b.getI64Type(), lin);
-          return tdsl::buildRandom(b, l, seed, ctr,
+    Location loc = tdsl::kernelLoc(op, "random");
+    Value r = buildRandomBlocks(rw, loc, type, adaptor.getDynamicSizes(), seed, normal);
+    if (!r) {
+      r = buildIndexedGeneric(
+          rw, op.getLoc(), type, adaptor.getDynamicSizes(),
+          [&](OpBuilder &b, Location l, Value lin) {
+            Value ctr = arith::IndexCastOp::create(b, l, b.getI64Type(), lin);
+            return tdsl::buildRandom(b, l, seed, ctr,
                                      cast<FloatType>(type.getElementType()), normal);
-        });
-    r.getDefiningOp()->setLoc(tdsl::kernelLoc(op, "random"));
+          });
+      r.getDefiningOp()->setLoc(loc);
+    }
     rw.replaceOp(op, r);
     return success();
   }

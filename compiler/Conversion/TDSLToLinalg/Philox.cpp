@@ -5,6 +5,9 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 
+#include "llvm/Support/MathExtras.h"
+
+#include <array>
 #include <cmath>
 
 using namespace mlir;
@@ -140,10 +143,16 @@ struct RngBuilder {
 };
 } // namespace
 
-Value tdsl::buildRandom(OpBuilder &b, Location loc, Value seed, Value counter,
-                        FloatType type, bool normal) {
-  RngBuilder r{b, loc};
-  Value x0 = r.lo32(counter), x1 = r.hi32(counter), x2 = r.i32(0), x3 = r.i32(0);
+int tdsl::randomWordsPerValue(FloatType type, bool normal) {
+  return type.isF32() ? (normal ? 2 : 1) : (normal ? 4 : 2);
+}
+
+/// The four words of the Philox4x32-10 block with key (lo32(seed),
+/// hi32(seed)) and counter (lo32(block), hi32(block), 0, 0).
+static std::array<Value, 4> philoxBlock(RngBuilder &r, Value seed, Value block) {
+  OpBuilder &b = r.b;
+  Location loc = r.loc;
+  Value x0 = r.lo32(block), x1 = r.hi32(block), x2 = r.i32(0), x3 = r.i32(0);
   Value k0 = r.lo32(seed), k1 = r.hi32(seed);
   Value m0 = r.i32(kMul0), m1 = r.i32(kMul1);
   for (int round = 0; round < 10; ++round) {
@@ -161,16 +170,54 @@ Value tdsl::buildRandom(OpBuilder &b, Location loc, Value seed, Value counter,
     x0 = y0;
     x2 = y2;
   }
+  return {x0, x1, x2, x3};
+}
+
+/// A value from its words (out[0..W) of the formulas in Runtime.h).
+static Value valueOf(RngBuilder &r, ArrayRef<Value> w, FloatType type, bool normal) {
+  OpBuilder &b = r.b;
+  Location loc = r.loc;
   bool f32 = type.isF32();
   if (!normal)
-    return f32 ? r.unitF32(x0) : r.unitF64(x0, x1);
+    return f32 ? r.unitF32(w[0]) : r.unitF64(w[0], w[1]);
   // u1 = 1 - uniform in (0, 1]; the angle's integer j: cos(2 pi j 2^-jbits).
   Value one = r.fp(type, 1.0);
   if (f32) {
-    Value u1 = arith::SubFOp::create(b, loc, one, r.unitF32(x0));
-    Value j = arith::ShRUIOp::create(b, loc, x1, r.i32(8));
+    Value u1 = arith::SubFOp::create(b, loc, one, r.unitF32(w[0]));
+    Value j = arith::ShRUIOp::create(b, loc, w[1], r.i32(8));
     return r.normal(u1, j, 24);
   }
-  Value u1 = arith::SubFOp::create(b, loc, one, r.unitF64(x0, x1));
-  return r.normal(u1, r.bits53(x2, x3), 53);
+  Value u1 = arith::SubFOp::create(b, loc, one, r.unitF64(w[0], w[1]));
+  return r.normal(u1, r.bits53(w[2], w[3]), 53);
+}
+
+Value tdsl::buildRandomAt(OpBuilder &b, Location loc, Value seed, Value block,
+                          Value slot, FloatType type, bool normal) {
+  RngBuilder r{b, loc};
+  std::array<Value, 4> x = philoxBlock(r, seed, block);
+  int words = randomWordsPerValue(type, normal);
+  // Words slot * W .. slot * W + W - 1, chosen by selects (slot is a loop
+  // index where a fill is unrolled over it, and the selects fold).
+  SmallVector<Value> w(x.begin(), x.begin() + words);
+  for (int s = 1; s < 4 / words; ++s) {
+    Value is = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, slot, r.i64(s));
+    for (int i = 0; i < words; ++i)
+      w[i] = arith::SelectOp::create(b, loc, is, x[s * words + i], w[i]);
+  }
+  return valueOf(r, w, type, normal);
+}
+
+Value tdsl::buildRandom(OpBuilder &b, Location loc, Value seed, Value counter,
+                        FloatType type, bool normal) {
+  // Value k: with G = 4 / W values per block, c = k / 16G, p = k % 16G, the
+  // block 16c + p % 16 and the slot p / 16 (powers of two: shifts).
+  RngBuilder r{b, loc};
+  int perBlock = 4 / randomWordsPerValue(type, normal);
+  int64_t group = 16 * perBlock;
+  Value c = arith::ShRUIOp::create(b, loc, counter, r.i64(llvm::Log2_64(group)));
+  Value p = arith::AndIOp::create(b, loc, counter, r.i64(group - 1));
+  Value block = arith::OrIOp::create(b, loc, arith::ShLIOp::create(b, loc, c, r.i64(4)),
+                                     arith::AndIOp::create(b, loc, p, r.i64(15)));
+  Value slot = arith::ShRUIOp::create(b, loc, p, r.i64(4));
+  return buildRandomAt(b, loc, seed, block, slot, type, normal);
 }

@@ -124,14 +124,23 @@ TDSL_RUNTIME_EXPORT int32_t tdsl_current_thread_index(void);
  *   each round but the last k0 += 0x9E3779B9, k1 += 0xBB67AE85 (mod 2^32).
  *   out[0..3] = the final (x0, x1, x2, x3).
  *
+ * Value k of the stream `seed` (the counter of the scalar form, the
+ * row-major index in a tensor) takes W words: W = 1 for uniform_f32, 2 for
+ * uniform_f64 and normal_f32, 4 for normal_f64; a block holds G = 4 / W
+ * values. With c = k / 16G and p = k % 16G, value k is made of the words
+ *   w[i] = out[(p / 16) * W + i], i < W,  of the block ctr = 16c + p % 16,
+ * so 16 consecutive values come from 16 consecutive blocks (a vector of
+ * counters) and the next 16 from the next words of the same blocks; every
+ * word of every block is used once.
+ *
  * Derived values (u32f(x) = (x >> 8) * 2^-24, exact in float, in [0, 1);
  * u64d(a, b) = (((uint64_t)a << 32 | b) >> 11) * 2^-53, exact, in [0, 1)):
  *
- *   uniform_f32 = u32f(out[0])
- *   uniform_f64 = u64d(out[0], out[1])
+ *   uniform_f32 = u32f(w[0])
+ *   uniform_f64 = u64d(w[0], w[1])
  *   normal      = sqrt(-2 ln u1) cos(2 pi j 2^-b), Box-Muller, with
- *     f32: u1 = 1 - u32f(out[0]), j = out[1] >> 8, b = 24;
- *     f64: u1 = 1 - u64d(out[0], out[1]), j = (out[2] << 32 | out[3]) >> 11,
+ *     f32: u1 = 1 - u32f(w[0]), j = w[1] >> 8, b = 24;
+ *     f64: u1 = 1 - u64d(w[0], w[1]), j = (w[2] << 32 | w[3]) >> 11,
  *          b = 53,
  *   computed in the result type T with these steps, each IEEE operation
  *   rounding to nearest once, in this order (no fused multiply-add), so the

@@ -5,9 +5,13 @@ The 32 x 32 -> 64-bit products are done in uint64 (exact: both factors are
 below 2^32), vectorized over any number of counters.
 
   key     = (lo32(seed), hi32(seed))
-  counter = (lo32(ctr), hi32(ctr), 0, 0)
-  uniform_f32(seed, ctr) = (out[0] >> 8) * 2^-24
-  uniform_f64(seed, ctr) = ((out[0] << 32 | out[1]) >> 11) * 2^-53
+  counter = (lo32(blk), hi32(blk), 0, 0)
+  value k of a stream takes W words (1: uniform f32; 2: uniform f64, normal
+  f32; 4: normal f64), G = 4 / W values per block: with c = k // 16G and
+  p = k % 16G, w = out[(p // 16) * W : (p // 16) * W + W] of block
+  blk = 16 c + p % 16
+  uniform_f32(seed, k) = (w[0] >> 8) * 2^-24
+  uniform_f64(seed, k) = ((w[0] << 32 | w[1]) >> 11) * 2^-53
   normal_f32/f64: Box-Muller by the steps of Runtime.h, with basic IEEE
   operations in numpy float32/float64 (each rounds like the C or GPU op),
   from constants derived here with exact rational arithmetic.
@@ -60,12 +64,24 @@ def u32f(x):
     return (np.asarray(x, np.uint32) >> np.uint32(8)).astype(np.float32) * np.float32(2.0 ** -24)
 
 
+def value_words(seed, ctr, words):
+    """The `words` words of each value ctr (an int array) of stream seed."""
+    ctr = np.asarray(ctr, dtype=np.uint64)
+    group = np.uint64(16 * (4 // words))
+    c, p = ctr // group, ctr % group
+    out = philox_seed_ctr(seed, np.uint64(16) * c + p % np.uint64(16))
+    slot = (p // np.uint64(16)).astype(np.int64)
+    stacked = np.stack([np.broadcast_to(o, slot.shape) for o in out])
+    return [np.take_along_axis(stacked, (slot * words + i)[None, ...], 0)[0]
+            for i in range(words)]
+
+
 def uniform_f32(seed, ctr):
-    return u32f(philox_seed_ctr(seed, ctr)[0])
+    return u32f(value_words(seed, ctr, 1)[0])
 
 
 def uniform_f64(seed, ctr):
-    r = philox_seed_ctr(seed, ctr)
+    r = value_words(seed, ctr, 2)
     return u64d(r[0], r[1])
 
 
@@ -131,7 +147,7 @@ def _normal(u1, j, jbits, T, UT, IT, mant, bias, log_terms, trig_terms):
 
 def normal_f32(seed, ctr):
     """Bit for bit what the compiler and the runtime compute."""
-    r = philox_seed_ctr(seed, ctr)
+    r = value_words(seed, ctr, 2)
     with np.errstate(over="ignore"):
         u1 = np.atleast_1d(np.float32(1.0) - u32f(r[0]))
         j = np.atleast_1d(np.asarray(r[1], np.uint32) >> np.uint32(8))
@@ -139,7 +155,7 @@ def normal_f32(seed, ctr):
 
 
 def normal_f64(seed, ctr):
-    r = philox_seed_ctr(seed, ctr)
+    r = value_words(seed, ctr, 4)
     u1 = np.atleast_1d(np.float64(1.0) - u64d(r[0], r[1]))
     j = np.atleast_1d(u53(r[2], r[3]))
     return _normal(u1, j, 53, np.float64, np.uint64, np.int64, 52, 1023, 11, 10)
