@@ -2,6 +2,8 @@
 # Sets up TDSL on Debian 12 from nothing: installs the toolchain with apt-get
 # (skipped when already installed), then configures and builds with Ninja.
 # Safe to run again; a second run only rebuilds what changed.
+# With --bench it also installs what bench/run.sh's anchors need (oneDNN,
+# OpenBLAS's headers, matplotlib for the chart).
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -10,6 +12,9 @@ build=${TDSL_BUILD_DIR:-$root/build}
 packages=(llvm-22-dev llvm-22-tools libmlir-22-dev mlir-22-tools clang-22
           libclang-rt-22-dev libtbb-dev libgtest-dev ninja-build ccache cmake
           python3-numpy libopenblas0-pthread tmux python3-sklearn python3-torch zlib1g)
+if [ "${1:-}" = "--bench" ]; then
+  packages+=(libdnnl-dev libopenblas-dev python3-matplotlib)
+fi
 
 missing=()
 for p in "${packages[@]}"; do

@@ -42,12 +42,15 @@ func.func @reads(%x: tensor<2x3x4x5xf32>, %w: tensor<3x2xf32>, %y: tensor<2x3x4x
 }
 
 // Reads at loops plus constants (a stencil) read slices that start at the
-// constants; i - 1 in a loop from 0 could leave the tensor and stays a read.
+// constants, as long as the loops (also at offset 0: a[i, j] over 8 x 8 of
+// a 10 x 10 tensor); i - 1 in a loop from 0 could leave the tensor and
+// stays a read.
 // CHECK-LABEL: func.func @stencil(
 // CHECK-SAME: %[[A:[^:]*]]: tensor<10x10xf64>
 // CHECK-DAG: %[[R:.*]] = tensor.extract_slice %[[A]][2, 1] [8, 8] [1, 1]
 // CHECK-DAG: %[[D:.*]] = tensor.extract_slice %[[A]][1, 2] [8, 8] [1, 1]
-// CHECK: linalg.generic {{.*}} ins(%[[R]], %[[D]] : tensor<8x8xf64>, tensor<8x8xf64>)
+// CHECK-DAG: %[[Z:.*]] = tensor.extract_slice %[[A]][0, 0] [8, 8] [1, 1]
+// CHECK: linalg.generic {{.*}} ins(%[[R]], %[[D]], %[[Z]] : tensor<8x8xf64>, tensor<8x8xf64>, tensor<8x8xf64>)
 // CHECK: tensor.extract %[[A]]
 func.func @stencil(%a: tensor<10x10xf64>) -> tensor<8x8xf64> {
   %e = tensor.empty() : tensor<8x8xf64>
@@ -68,9 +71,11 @@ func.func @stencil(%a: tensor<10x10xf64>) -> tensor<8x8xf64> {
     %down = tensor.extract %a[%i1, %j2] : tensor<10x10xf64>
     %im = arith.subi %i, %c1 : index
     %up = tensor.extract %a[%im, %j] : tensor<10x10xf64>
+    %corner = tensor.extract %a[%i, %j] : tensor<10x10xf64>
     %s = arith.addf %right, %down : f64
     %t = arith.addf %s, %up : f64
-    linalg.yield %t : f64
+    %u = arith.addf %t, %corner : f64
+    linalg.yield %u : f64
   } -> tensor<8x8xf64>
   return %r : tensor<8x8xf64>
 }

@@ -56,7 +56,8 @@ std::optional<std::pair<int64_t, int64_t>> affineIndex(linalg::GenericOp op, Val
 
 /// How a raised read reads its tensor: the map of its subscripts over the
 /// loops of the op, and the offsets of the slice it reads through (a read
-/// at `i + 1` is a read at `i` of the slice that starts one row in).
+/// at `i + 1` is a read at `i` of the slice that starts one row in; the
+/// slice is as long as the loop).
 struct Read {
   tensor::ExtractOp extract;
   AffineMap map;
@@ -92,7 +93,9 @@ std::optional<Read> raisedRead(linalg::GenericOp op, tensor::ExtractOp extract) 
       return std::nullopt;
     exprs.push_back(getAffineDimExpr(d, ctx));
     offsets.push_back(c);
-    shifted |= c != 0;
+    // A loop shorter than the dimension reads a slice of it too: a linalg
+    // operand indexed by a loop must have the loop's size.
+    shifted |= c != 0 || range != size;
   }
   Read read{extract, AffineMap::get(op.getNumLoops(), 0, exprs, ctx), {}};
   if (shifted)
