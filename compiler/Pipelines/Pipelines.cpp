@@ -99,6 +99,8 @@ void buildCPUTilingPipeline(OpPassManager &pm,
   pm.addNestedPass<func::FuncOp>(createCollapseDims());
   pm.addNestedPass<func::FuncOp>(createTileToForall());
   addUpstream(pm, "canonicalize,cse");
+  pm.addNestedPass<func::FuncOp>(createVersionTiles());
+  addUpstream(pm, "canonicalize");
   pm.addNestedPass<func::FuncOp>(createVectorize());
   // Keeps vector accumulators in registers across reduction loops.
   addUpstream(pm, "func.func(lower-vector-mask),canonicalize,cse,"

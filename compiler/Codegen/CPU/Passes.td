@@ -133,6 +133,37 @@ def TileToForall : Pass<"tdsl-tile-to-forall", "mlir::func::FuncOp"> {
   ];
 }
 
+def VersionTiles : Pass<"tdsl-version-tiles", "mlir::func::FuncOp"> {
+  let summary = "Run full tiles of run-time-shaped contractions on static types";
+  let description = [{
+    Tiling a contraction on run-time (`?`) shapes gives tiles of size
+    `min(64, n - i)`: only the edge tiles are partial, but every tile has a
+    dynamic type, so its register tiles vectorize with masks and keep the
+    accumulator in memory. This pass versions each such tile inside an
+    `scf.forall`: when the tile's sizes (the `affine.min` its output slice
+    was taken with) equal their constant bounds, a copy of the op on
+    operands cast to static types runs (it vectorizes like a static
+    contraction); otherwise the original op runs.
+
+    ```mlir
+    // before
+    %t = linalg.matmul ins(%a, %b : tensor<?x?xf32>, tensor<?x?xf32>) outs(%c : tensor<?x?xf32>)
+    // after
+    %full = arith.andi %m_is_64, %n_is_64 : i1
+    %t = scf.if %full -> (tensor<?x?xf32>) {
+      %s = linalg.matmul ins(%a64, %b64 : tensor<64x?xf32>, tensor<?x64xf32>) outs(%c64 : tensor<64x64xf32>)
+      %d = tensor.cast %s : tensor<64x64xf32> to tensor<?x?xf32>
+      scf.yield %d : tensor<?x?xf32>
+    } else {
+      %d = linalg.matmul ins(%a, %b : ...) outs(%c : tensor<?x?xf32>)
+      scf.yield %d : tensor<?x?xf32>
+    }
+    ```
+  }];
+  let dependentDialects = ["mlir::scf::SCFDialect", "mlir::tensor::TensorDialect",
+                           "mlir::arith::ArithDialect"];
+}
+
 def Vectorize : Pass<"tdsl-vectorize", "mlir::func::FuncOp"> {
   let summary = "Tile linalg ops to register-sized tiles and vectorize them";
   let description = [{

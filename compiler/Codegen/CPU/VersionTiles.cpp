@@ -1,0 +1,126 @@
+//===- VersionTiles.cpp - full tiles of run-time shapes, without masks ------===//
+//
+// A contraction on run-time (`?`) shapes is tiled into tiles of size
+// min(64, n - i): only the last row and column of tiles are partial, but
+// every tile's type is dynamic, so its register tiles vectorize with masks
+// and the accumulator is not kept in registers (10 GFLOP/s against 145 for
+// static shapes). Each such tile is versioned: when its sizes are the full
+// tile sizes (every tile but the edges), a copy of the op on static types
+// runs; otherwise the dynamic one.
+//
+//===----------------------------------------------------------------------===//
+#include "compiler/Codegen/CPU/Passes.h"
+
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+
+namespace tdsl {
+#define GEN_PASS_DEF_VERSIONTILES
+#include "compiler/Codegen/CPU/Passes.h.inc"
+} // namespace tdsl
+
+using namespace mlir;
+
+namespace {
+
+/// The constant bound of an affine.min (the tile size of min(64, n - i)).
+std::optional<int64_t> tileSizeOf(Value v) {
+  auto min = v ? v.getDefiningOp<affine::AffineMinOp>() : nullptr;
+  if (!min)
+    return std::nullopt;
+  std::optional<int64_t> best;
+  for (AffineExpr e : min.getAffineMap().getResults())
+    if (auto c = dyn_cast<AffineConstantExpr>(e))
+      best = best ? std::min(*best, c.getValue()) : c.getValue();
+  return best;
+}
+
+/// The value dimension `r` of tensor `t` was sliced with, through the ops
+/// that keep their init's shape (a fill of the slice).
+Value slicedSize(Value t, unsigned r) {
+  while (t) {
+    if (auto slice = t.getDefiningOp<tensor::ExtractSliceOp>())
+      return dyn_cast<Value>(slice.getMixedSizes()[r]);
+    auto dps = t.getDefiningOp<DestinationStyleOpInterface>();
+    if (!dps)
+      return {};
+    t = dps.getDpsInitOperand(cast<OpResult>(t).getResultNumber())->get();
+  }
+  return {};
+}
+
+struct VersionTilesPass : tdsl::impl::VersionTilesBase<VersionTilesPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    SmallVector<linalg::LinalgOp> ops;
+    getOperation().walk([&](linalg::LinalgOp op) {
+      if (op.hasPureTensorSemantics() && op->getParentOfType<scf::ForallOp>() &&
+          !op->getParentOfType<scf::IfOp>() && op.getNumReductionLoops() > 0 &&
+          op.getNumParallelLoops() >= 2 && op.hasDynamicShape() && op->getNumResults() == 1)
+        ops.push_back(op);
+    });
+    for (linalg::LinalgOp op : ops)
+      version(op);
+  }
+
+  void version(linalg::LinalgOp op) {
+    OpBuilder b(op);
+    Location loc = op.getLoc();
+    // The run-time size of each parallel loop from the output's dimensions,
+    // and the tile size it has in full tiles.
+    OpOperand *init = op.getDpsInitOperand(0);
+    AffineMap outMap = op.getMatchingIndexingMap(init);
+    auto outType = cast<RankedTensorType>(init->get().getType());
+    SmallVector<int64_t> loopSize(op.getNumLoops(), ShapedType::kDynamic);
+    Value full;
+    for (unsigned r = 0; r < outMap.getNumResults(); ++r) {
+      auto dim = dyn_cast<AffineDimExpr>(outMap.getResult(r));
+      if (!dim || !outType.isDynamicDim(r))
+        continue;
+      Value size = slicedSize(init->get(), r);
+      std::optional<int64_t> tile = tileSizeOf(size);
+      if (!tile)
+        continue;
+      loopSize[dim.getPosition()] = *tile;
+      Value is = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, size,
+                                       arith::ConstantIndexOp::create(b, loc, *tile));
+      full = full ? arith::AndIOp::create(b, loc, full, is).getResult() : is;
+    }
+    if (!full)
+      return;
+    // The static copy: each operand cast to its type with those sizes.
+    auto refine = [&](Value v, AffineMap map) -> Value {
+      auto type = cast<RankedTensorType>(v.getType());
+      SmallVector<int64_t> shape(type.getShape());
+      for (unsigned r = 0; r < map.getNumResults(); ++r)
+        if (auto d = dyn_cast<AffineDimExpr>(map.getResult(r)))
+          if (type.isDynamicDim(r) && !ShapedType::isDynamic(loopSize[d.getPosition()]))
+            shape[r] = loopSize[d.getPosition()];
+      auto refined = RankedTensorType::get(shape, type.getElementType());
+      return refined == type ? v : tensor::CastOp::create(b, loc, refined, v).getResult();
+    };
+    auto ifOp = scf::IfOp::create(b, loc, op->getResultTypes(), full,
+                                  /*withElseRegion=*/true);
+    b.setInsertionPointToStart(ifOp.thenBlock());
+    IRMapping map;
+    for (OpOperand &operand : op->getOpOperands())
+      map.map(operand.get(), refine(operand.get(), op.getMatchingIndexingMap(&operand)));
+    Operation *fast = b.clone(*op, map);
+    fast->getResult(0).setType(fast->getOperand(fast->getNumOperands() - 1).getType());
+    Value back = tensor::CastOp::create(b, loc, op->getResult(0).getType(),
+                                        fast->getResult(0));
+    scf::YieldOp::create(b, loc, back);
+    b.setInsertionPointToStart(ifOp.elseBlock());
+    Operation *slow = b.clone(*op);
+    scf::YieldOp::create(b, loc, slow->getResult(0));
+    op->replaceAllUsesWith(ifOp->getResults());
+    op->erase();
+  }
+};
+
+} // namespace
