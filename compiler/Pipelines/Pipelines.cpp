@@ -97,11 +97,13 @@ void buildCPUTilingPipeline(OpPassManager &pm,
     return;
   pm.addNestedPass<func::FuncOp>(createSplitReduction());
   pm.addNestedPass<func::FuncOp>(createCollapseDims());
-  pm.addNestedPass<func::FuncOp>(createTileToForall());
+  pm.addNestedPass<func::FuncOp>(
+      createTileToForall({options.contractionTile, options.elementwiseTile}));
   addUpstream(pm, "canonicalize,cse");
   pm.addNestedPass<func::FuncOp>(createVersionTiles());
   addUpstream(pm, "canonicalize");
-  pm.addNestedPass<func::FuncOp>(createVectorize());
+  pm.addNestedPass<func::FuncOp>(
+      createVectorize({options.vectorWidth, options.contractionRows}));
   // Keeps vector accumulators in registers across reduction loops.
   addUpstream(pm, "func.func(lower-vector-mask),canonicalize,cse,"
                   "loop-invariant-subset-hoisting,canonicalize,cse");
@@ -266,9 +268,25 @@ struct CPUPipelineCLOptions
   Option<unsigned> optLevel{*this, "opt-level",
                             llvm::cl::desc("0: serial and simple; 2: tiled, on oneTBB"),
                             llvm::cl::init(2)};
+  Option<int64_t> vectorWidth{*this, "vector-width",
+                              llvm::cl::desc("f32 lanes of a vector register"),
+                              llvm::cl::init(16)};
+  Option<int64_t> contractionRows{*this, "contraction-rows",
+                                  llvm::cl::desc("rows of a contraction's register tile"),
+                                  llvm::cl::init(8)};
+  Option<int64_t> contractionTile{*this, "contraction-tile",
+                                  llvm::cl::desc("side of a contraction's parallel tile"),
+                                  llvm::cl::init(64)};
+  Option<int64_t> elementwiseTile{*this, "elementwise-tile",
+                                  llvm::cl::desc("elements of an element-wise task"),
+                                  llvm::cl::init(16384)};
   CPUPipelineOptions get() const {
     CPUPipelineOptions o;
     o.optLevel = optLevel;
+    o.vectorWidth = vectorWidth;
+    o.contractionRows = contractionRows;
+    o.contractionTile = contractionTile;
+    o.elementwiseTile = elementwiseTile;
     return o;
   }
 };

@@ -10,6 +10,12 @@ namespace tdsl {
 struct CPUPipelineOptions {
   /// 0 keeps the pipeline simple and serial, for debugging.
   unsigned optLevel = 2;
+  /// The sizes of the target model (docs/performance.md); tdslc takes them
+  /// from the host (CPUTargetModel), tdsl-opt from these defaults.
+  int64_t vectorWidth = 16;     // f32 lanes of a vector register
+  int64_t contractionRows = 8;  // rows of a contraction's register tile
+  int64_t contractionTile = 64; // side of a contraction's parallel tile
+  int64_t elementwiseTile = 16384; // elements of an element-wise task
 };
 
 /// The points where `tdslc --emit=` can stop in the CPU pipeline.

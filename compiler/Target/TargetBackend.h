@@ -55,6 +55,11 @@ struct TargetOptions {
   int64_t gpuTile = 0;
   /// CUDA: embed LLVM bitcode instead of PTX, for the CPU emulator.
   bool gpuBitcode = false;
+  /// CPU: sizes that override the host's target model (0: the model's).
+  int64_t cpuVectorWidth = 0;
+  int64_t cpuContractionRows = 0;
+  int64_t cpuContractionTile = 0;
+  int64_t cpuElementwiseTile = 0;
 };
 
 class TargetBackend {

@@ -9,6 +9,7 @@
 #include "compiler/Frontend/Lexer.h"
 #include "compiler/Frontend/Loader.h"
 #include "compiler/Frontend/Sema.h"
+#include "compiler/Target/CPU/CPUTargetModel.h"
 #include "compiler/Target/Host.h"
 #include "tools/tdslc/Compare.h"
 
@@ -69,6 +70,30 @@ static cl::opt<bool> gpuBitcode(
 static cl::opt<std::string> gpuArch(
     "gpu-arch", cl::desc("With --target=cuda: sm_90 (default) or sm_80"),
     cl::init("sm_90"), cl::cat(tdslCategory));
+static cl::opt<int64_t> vectorWidth(
+    "vector-width",
+    cl::desc("CPU: f32 lanes of a vector (default: the host's, 16 with AVX-512)"),
+    cl::init(0), cl::cat(tdslCategory));
+static cl::opt<int64_t> contractionRows(
+    "contraction-rows",
+    cl::desc("CPU: rows of a contraction's register tile (default: 8 with 32 "
+             "vector registers, else 4)"),
+    cl::init(0), cl::cat(tdslCategory));
+static cl::opt<int64_t> contractionTile(
+    "contraction-tile",
+    cl::desc("CPU: side of a contraction's parallel tile (default: from the L2 "
+             "size, 64 for 1 MiB)"),
+    cl::init(0), cl::cat(tdslCategory));
+static cl::opt<int64_t> elementwiseTile(
+    "elementwise-tile",
+    cl::desc("CPU: elements of an element-wise task (default: from the L2 size, "
+             "16384 for 1 MiB)"),
+    cl::init(0), cl::cat(tdslCategory));
+static cl::opt<bool> printTargetModel(
+    "print-target-model",
+    cl::desc("Print the host's CPU model and the sizes the CPU back end "
+             "derives from it (after the options above), then exit"),
+    cl::cat(tdslCategory));
 static cl::opt<unsigned> optLevel(
     "O", cl::desc("Optimization level: 0 (serial, simple), 1, 2 (default), 3"),
     cl::Prefix, cl::init(2), cl::cat(tdslCategory));
@@ -135,6 +160,10 @@ static TargetOptions getTargetOptions() {
   o.gpuBlockSize = gpuBlockSize;
   o.gpuTile = gpuTile;
   o.gpuBitcode = gpuBitcode;
+  o.cpuVectorWidth = vectorWidth;
+  o.cpuContractionRows = contractionRows;
+  o.cpuContractionTile = contractionTile;
+  o.cpuElementwiseTile = elementwiseTile;
   return o;
 }
 
@@ -153,6 +182,11 @@ static const TargetBackend *checkOptions(bool runMode) {
       (gpuArch.getNumOccurrences() || gpuBlockSize.getNumOccurrences() ||
        gpuTile.getNumOccurrences() || gpuBitcode))
     message = "--gpu-arch, --gpu-block-size and --gpu-tile need --target=cuda";
+  if (message.empty() && cuda &&
+      (vectorWidth || contractionRows || contractionTile || elementwiseTile))
+    message = "--vector-width, --contraction-rows, --contraction-tile and "
+              "--elementwise-tile are sizes of the CPU back end: they need "
+              "--target=cpu";
   std::optional<Stage> stage = emitted();
   if (message.empty() && gpuBitcode && stage == Stage::PTX)
     message = "--gpu-bitcode embeds LLVM bitcode, not PTX: --emit=ptx needs "
@@ -352,6 +386,15 @@ int main(int argc, char **argv) {
       "  tdslc prog.tdsl --emit=tdsl      print a stage (see --emit)\n\n"
       "  --threads=<N>  with run: worker threads (default: all cores, or\n"
       "                 $TDSL_NUM_THREADS)\n");
+  if (printTargetModel) {
+    std::string message = checkCPUSizeOverrides(getTargetOptions());
+    if (!message.empty()) {
+      error() << message << "\n";
+      return 1;
+    }
+    llvm::outs() << CPUTargetModel::forHost().describe(getTargetOptions());
+    return 0;
+  }
   if (compare)
     return compareTargets(runMode, argv[0]);
   const TargetBackend *backend = checkOptions(runMode);

@@ -1,6 +1,7 @@
 //===- CPUBackend.cpp - The CPU target: tiled loops on oneTBB --------------===//
 #include "compiler/Target/CPU/CPUBackend.h"
 #include "compiler/Pipelines/Pipelines.h"
+#include "compiler/Target/CPU/CPUTargetModel.h"
 
 using namespace tdsl;
 
@@ -10,6 +11,10 @@ class CPUBackend final : public TargetBackend {
 public:
   llvm::StringRef getName() const override { return "cpu"; }
 
+  std::string checkOptions(const TargetOptions &options) const override {
+    return checkCPUSizeOverrides(options);
+  }
+
   std::string checkStage(Stage stage) const override {
     if (stage == Stage::GPU || stage == Stage::NVVM || stage == Stage::PTX)
       return "--emit=gpu, nvvm and ptx need --target=cuda";
@@ -18,8 +23,9 @@ public:
 
   void buildPipeline(mlir::OpPassManager &pm, const TargetOptions &options,
                      Stage stopAfter) const override {
-    CPUPipelineOptions cpu;
-    cpu.optLevel = options.optLevel;
+    // The host's model: a JIT and an executable run where they are built.
+    static const CPUTargetModel host = CPUTargetModel::forHost();
+    CPUPipelineOptions cpu = host.pipelineOptions(options);
     CPUStage stage = CPUStage::LLVMDialect;
     if (stopAfter == Stage::Linalg)
       stage = CPUStage::Linalg;

@@ -1,0 +1,97 @@
+//===- CPUTargetModel.cpp - The sizes the CPU back end derives from the host -===//
+#include "compiler/Target/CPU/CPUTargetModel.h"
+#include "compiler/Target/TargetBackend.h"
+
+#include "llvm/ADT/StringMap.h"
+#include "llvm/Support/MathExtras.h"
+#include "llvm/TargetParser/Host.h"
+
+#include <algorithm>
+#include <thread>
+#include <unistd.h>
+
+using namespace tdsl;
+
+/// A cache size from sysconf, or `fallback` where the C library does not
+/// know it (0 or -1).
+static int64_t cacheBytes(int name, int64_t fallback) {
+#ifdef _SC_LEVEL1_DCACHE_SIZE
+  long v = sysconf(name);
+  return v > 0 ? v : fallback;
+#else
+  (void)name;
+  return fallback;
+#endif
+}
+
+CPUTargetModel CPUTargetModel::forHost() {
+  CPUTargetModel m;
+  m.cpu = llvm::sys::getHostCPUName().str();
+  llvm::StringMap<bool> features = llvm::sys::getHostCPUFeatures();
+  auto has = [&](llvm::StringRef f) { return features.lookup(f); };
+  if (has("avx512f")) {
+    m.vectorBits = 512;
+    m.vectorRegisters = 32;
+  } else if (has("avx")) {
+    m.vectorBits = 256;
+  }
+#ifdef _SC_LEVEL1_DCACHE_SIZE
+  m.l1Bytes = cacheBytes(_SC_LEVEL1_DCACHE_SIZE, m.l1Bytes);
+  m.l2Bytes = cacheBytes(_SC_LEVEL2_CACHE_SIZE, m.l2Bytes);
+#endif
+  m.cores = std::max(1u, std::thread::hardware_concurrency());
+  return m;
+}
+
+/// The power of two nearest below `v`, clamped to [lo, hi].
+static int64_t pow2In(int64_t v, int64_t lo, int64_t hi) {
+  int64_t p = int64_t(1) << llvm::Log2_64(uint64_t(std::max<int64_t>(v, 1)));
+  return std::clamp(p, lo, hi);
+}
+
+CPUPipelineOptions CPUTargetModel::pipelineOptions(const TargetOptions &o) const {
+  CPUPipelineOptions p;
+  p.optLevel = o.optLevel;
+  p.vectorWidth = o.cpuVectorWidth ? o.cpuVectorWidth : vectorBits / 32;
+  p.contractionRows = o.cpuContractionRows ? o.cpuContractionRows
+                                           : (vectorRegisters >= 32 ? 8 : 4);
+  p.contractionTile = o.cpuContractionTile ? o.cpuContractionTile
+                                           : pow2In(l2Bytes / (16 << 10), 32, 128);
+  p.elementwiseTile = o.cpuElementwiseTile ? o.cpuElementwiseTile
+                                           : pow2In(l2Bytes / 64, 4096, 65536);
+  return p;
+}
+
+std::string CPUTargetModel::describe(const TargetOptions &o) const {
+  CPUPipelineOptions p = pipelineOptions(o);
+  auto mark = [](int64_t overridden) { return overridden ? " (set)" : ""; };
+  std::string s;
+  s += "cpu: " + cpu + "\n";
+  s += "vector registers: " + std::to_string(vectorRegisters) + " x " +
+       std::to_string(vectorBits) + " bits\n";
+  s += "L1d: " + std::to_string(l1Bytes >> 10) + " KiB\n";
+  s += "L2: " + std::to_string(l2Bytes >> 10) + " KiB\n";
+  s += "cores: " + std::to_string(cores) + "\n";
+  s += "vector width: " + std::to_string(p.vectorWidth) + mark(o.cpuVectorWidth) + "\n";
+  s += "contraction rows: " + std::to_string(p.contractionRows) +
+       mark(o.cpuContractionRows) + "\n";
+  s += "contraction tile: " + std::to_string(p.contractionTile) +
+       mark(o.cpuContractionTile) + "\n";
+  s += "elementwise tile: " + std::to_string(p.elementwiseTile) +
+       mark(o.cpuElementwiseTile) + "\n";
+  return s;
+}
+
+std::string tdsl::checkCPUSizeOverrides(const TargetOptions &o) {
+  auto bad = [](int64_t v, int64_t lo, int64_t hi) { return v && (v < lo || v > hi); };
+  if (bad(o.cpuVectorWidth, 1, 64) ||
+      (o.cpuVectorWidth && !llvm::isPowerOf2_64(uint64_t(o.cpuVectorWidth))))
+    return "--vector-width must be a power of two from 1 to 64";
+  if (bad(o.cpuContractionRows, 1, 32))
+    return "--contraction-rows must be from 1 to 32";
+  if (bad(o.cpuContractionTile, 1, 4096))
+    return "--contraction-tile must be from 1 to 4096";
+  if (bad(o.cpuElementwiseTile, 1, int64_t(1) << 30))
+    return "--elementwise-tile must be from 1 to 2^30";
+  return "";
+}
