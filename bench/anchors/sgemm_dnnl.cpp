@@ -33,16 +33,8 @@ int main(int argc, char **argv) {
       std::exit(1);
     }
   };
-  gemm();
-  std::vector<double> times;
-  for (int r = 0; r < reps; ++r) {
-    double t0 = nowSeconds();
-    gemm();
-    times.push_back(nowSeconds() - t0);
-  }
-  double sum = 0;
-  for (float v : c)
-    sum += v;
+  std::vector<double> times = timeRepeated(reps, gemm);
+  double sum = sumOf(c);
   // oneDNN runs on the OpenMP runtime it links (libgomp): ask it.
   auto maxThreads = reinterpret_cast<int (*)()>(
       dlsym(RTLD_DEFAULT, "omp_get_max_threads"));

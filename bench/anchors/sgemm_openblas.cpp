@@ -39,16 +39,8 @@ int main(int argc, char **argv) {
     cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, M, N, K, 1.0f,
                 a.as<float>(), K, b.as<float>(), N, 0.0f, c.data(), N);
   };
-  gemm();
-  std::vector<double> times;
-  for (int r = 0; r < reps; ++r) {
-    double t0 = nowSeconds();
-    gemm();
-    times.push_back(nowSeconds() - t0);
-  }
-  double sum = 0;
-  for (float v : c)
-    sum += v;
+  std::vector<double> times = timeRepeated(reps, gemm);
+  double sum = sumOf(c);
   std::string extra = std::string("\"corename\": \"") + openblas_get_corename() +
                       "\", \"threads\": " +
                       std::to_string(openblas_get_num_threads()) +

@@ -24,3 +24,23 @@ inline void report(const std::vector<double> &times,
     std::printf("%s%.17g", i ? ", " : "", checksum[i]);
   std::printf("]%s%s}\n", extra.empty() ? "" : ", ", extra.c_str());
 }
+
+/// Seconds of each of `reps` calls of `run`, after one untimed warm-up call.
+template <typename F> std::vector<double> timeRepeated(int reps, F run) {
+  run();
+  std::vector<double> times;
+  for (int r = 0; r < reps; ++r) {
+    double t0 = nowSeconds();
+    run();
+    times.push_back(nowSeconds() - t0);
+  }
+  return times;
+}
+
+/// The sum of an array of floats, in double.
+inline double sumOf(const std::vector<float> &v) {
+  double sum = 0;
+  for (float x : v)
+    sum += x;
+  return sum;
+}
