@@ -35,12 +35,12 @@ using namespace mlir;
 
 namespace {
 
-/// The loops of `op` in the memory order of the tensors it reads and writes
-/// element by element, when `op` reduces whole tensors into a scalar: every
-/// loop a reduction, one 0-d output combined by a combiner, and every other
-/// operand a scalar input or indexed by one common permutation of the loops
-/// (fused element-wise outputs are). The identity when no operand fixes it.
-/// (The caller has checked the rest.)
+/// The loops of a whole reduction `op` (the caller has checked: every loop
+/// a reduction, one 0-d output combined by a combiner) in the memory order
+/// of the tensors it reads and writes element by element: the one
+/// permutation of the loops that indexes every operand but scalar inputs
+/// (fused element-wise outputs included), the identity when no operand
+/// fixes it, nothing when two disagree.
 std::optional<AffineMap> wholeReductionOrder(linalg::GenericOp op) {
   unsigned reduced = op.getNumDpsInputs() + *tdsl::reducedOutput(op);
   AffineMap order;
