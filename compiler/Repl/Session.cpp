@@ -12,9 +12,12 @@
 #include "mlir/ExecutionEngine/ExecutionEngine.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Transforms/Passes.h"
 
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Format.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -23,7 +26,9 @@
 #include "llvm/Support/WithColor.h"
 
 #include <algorithm>
+#include <array>
 #include <chrono>
+#include <functional>
 #include <csignal>
 #include <fcntl.h>
 #include <sys/wait.h>
@@ -42,9 +47,13 @@ struct Session::Compiled {
   std::unique_ptr<mlir::ExecutionEngine> engine;
   int (*mainFn)(int, char **) = nullptr;
   std::string typeText;
-  bool hasStatements = false;
   bool isExpression = false;
-  std::vector<std::string> newFunctions, newImports, newVariables;
+  std::vector<std::string> newFunctions, newImports;
+  /// The names the input binds, and (once their types are known) where
+  /// their values go in the store, under `serial`.
+  std::vector<std::pair<std::string, llvm::SMLoc>> keepNames;
+  std::vector<std::pair<std::string, ValueStore::Value>> kept;
+  unsigned serial = 0;
   double compileMs = 0;
   std::string inputName;
 };
@@ -65,15 +74,15 @@ Session::~Session() = default;
 void Session::reset() {
   functions.clear();
   imports.clear();
-  statements.clear();
-  variables.clear();
+  store.clear();
 }
 
 std::vector<std::string> Session::names() const {
   std::vector<std::string> out;
   for (auto &f : functions)
     out.push_back(f.first);
-  out.insert(out.end(), variables.begin(), variables.end());
+  for (auto &v : store.values())
+    out.push_back(v.first);
   return out;
 }
 
@@ -108,16 +117,6 @@ unsigned Session::addBuffer(llvm::StringRef text, llvm::StringRef name) {
       llvm::MemoryBuffer::getMemBufferCopy(text, name), llvm::SMLoc());
 }
 
-/// The names a statement binds at its top level.
-static void collectBound(const StmtList &stmts, std::vector<std::string> &out) {
-  for (const auto &s : stmts) {
-    if (auto *l = llvm::dyn_cast<LetStmt>(s.get()))
-      out.push_back(l->name);
-    else if (auto *d = llvm::dyn_cast<IndexDefStmt>(s.get()))
-      out.push_back(d->name);
-  }
-}
-
 /// Whether input `bufferId` has the form `mode` needs (statements and
 /// definitions to run, definitions to load, one expression otherwise).
 static bool checkInputForm(DiagEngine &diags, llvm::SourceMgr &srcMgr,
@@ -148,9 +147,155 @@ static bool checkInputForm(DiagEngine &diags, llvm::SourceMgr &srcMgr,
   return true;
 }
 
-bool Session::assemble(unsigned bufferId, bool isExpression, bool wrap,
+/// The identifiers of an input's text (strings and comments skipped): the
+/// live values it may read.
+static llvm::StringSet<> identifiersIn(llvm::StringRef text) {
+  llvm::StringSet<> out;
+  for (size_t i = 0; i < text.size();) {
+    char ch = text[i];
+    if (ch == '"') {
+      for (++i; i < text.size() && text[i] != '"' && text[i] != '\n'; ++i)
+        if (text[i] == '\\')
+          ++i;
+      ++i;
+    } else if (ch == '/' && text.substr(i).starts_with("//")) {
+      while (i < text.size() && text[i] != '\n')
+        ++i;
+    } else if (isalpha(ch) || ch == '_') {
+      size_t j = i;
+      while (j < text.size() && (isalnum(text[j]) || text[j] == '_'))
+        ++j;
+      out.insert(text.slice(i, j));
+      i = j;
+    } else if (isdigit(ch)) {
+      while (i < text.size() && (isalnum(text[i]) || text[i] == '.'))
+        ++i;
+    } else {
+      ++i;
+    }
+  }
+  return out;
+}
+
+/// The names an input's statements bind, with where each gets its value: at
+/// top level, and inside `for` and `if` bodies those that exist outside
+/// them (`outer`), which such bodies rebind (carried values).
+static void collectKept(const StmtList &stmts, bool topLevel,
+                        const std::function<bool(llvm::StringRef)> &outer,
+                        std::vector<std::pair<std::string, llvm::SMLoc>> &out) {
+  auto add = [&](const std::string &name, llvm::SMLoc loc) {
+    auto it = llvm::find_if(out, [&](auto &k) { return k.first == name; });
+    if (it != out.end())
+      it->second = loc;
+    else if (topLevel || outer(name))
+      out.push_back({name, loc});
+  };
+  for (const auto &s : stmts) {
+    if (auto *l = llvm::dyn_cast<LetStmt>(s.get()))
+      add(l->name, l->value ? l->value->loc : l->loc);
+    else if (auto *d = llvm::dyn_cast<IndexDefStmt>(s.get()))
+      add(d->name, d->loc);
+    else if (auto *f = llvm::dyn_cast<ForStmt>(s.get()))
+      collectKept(f->body, false, outer, out);
+    else if (auto *i = llvm::dyn_cast<IfStmt>(s.get())) {
+      collectKept(i->thenBody, false, outer, out);
+      collectKept(i->elseBody, false, outer, out);
+    }
+  }
+}
+
+/// Gives a statement that reads a kept value the place the value was
+/// computed, so that notes ("dimension 3 comes from here") point there.
+static void relocate(Expr &e, llvm::SMLoc loc) {
+  e.loc = loc;
+  if (auto *call = llvm::dyn_cast<CallExpr>(&e)) {
+    for (CallArg &a : call->args)
+      relocate(*a.value, loc);
+  } else if (auto *index = llvm::dyn_cast<IndexExpr>(&e)) {
+    relocate(*index->base, loc);
+    for (ExprPtr &i : index->indices)
+      relocate(*i, loc);
+  } else if (auto *type = llvm::dyn_cast<TypeArgExpr>(&e)) {
+    for (Dim &d : type->spec.shape)
+      d.origin = loc;
+  }
+}
+
+/// A type as a `load` writes it: sizes that are names become `?`.
+static std::string loadableType(const Type &t) {
+  if (t.isModel())
+    return t.model ? t.model->qualifiedName() : t.modelName;
+  std::string s = getElemKindName(t.elem);
+  if (!t.isTensor)
+    return s;
+  s += "[";
+  for (size_t i = 0; i < t.shape.size(); ++i)
+    s += (i ? ", " : "") + (t.shape[i].isStatic() ? std::to_string(t.shape[i].size)
+                                                   : std::string("?"));
+  return s + "]";
+}
+
+/// `name:type;` per field of a model.
+static std::string fieldSignature(const ModelDecl &m) {
+  std::string s;
+  for (const ModelField &f : m.fields)
+    s += f.name + ":" + f.type.type.str() + ";";
+  return s;
+}
+
+/// The statement that reads live value `name` from the store.
+static std::string readValue(llvm::StringRef name, const ValueStore::Value &v) {
+  using V = ValueStore::Value;
+  std::string type = v.type;
+  if (v.viaF32) // bf16 -> f32
+    type = "f32" + type.substr(4);
+  std::string read = "load(\"" + v.path + "\", " +
+                     (v.kind == V::Scalar ? type + "[1])[0]" : type + ")");
+  if (v.viaF32)
+    read = "bf16(" + read + ")";
+  return name.str() + " = " + read + "\n";
+}
+
+/// The statement that writes `name`'s value to the store.
+static std::string writeValue(llvm::StringRef name, const ValueStore::Value &v) {
+  using V = ValueStore::Value;
+  std::string value = v.viaF32 ? "f32(" + name.str() + ")" : name.str();
+  if (v.kind == V::Scalar)
+    value = "full(" + std::string(v.viaF32 ? "f32" : v.type) + "[1], " + value + ")";
+  return "save(\"" + v.path + "\", " + value + ")\n";
+}
+
+void Session::addHidden(DiagEngine &diags, const std::string &text,
+                        StmtList &into, std::vector<Expr *> *exprs) {
+  if (text.empty())
+    return;
+  ModuleAST ignored;
+  StmtList stmts;
+  parseReplBuffer(diags, addBuffer(text, "<session>"), ignored, stmts);
+  for (auto &s : stmts) {
+    if (exprs)
+      if (auto *e = llvm::dyn_cast<ExprStmt>(s.get()))
+        exprs->push_back(e->expr.get());
+    into.push_back(std::move(s));
+  }
+}
+
+bool Session::checkModelRedefinitions(DiagEngine &diags, const ModuleAST &decls) {
+  for (auto &m : decls.models)
+    for (auto &[name, v] : store.values())
+      if (v.kind == ValueStore::Value::Model && v.type == m->name &&
+          v.fields != fieldSignature(*m)) {
+        diags.error(m->loc, "model '" + m->name + "' cannot change its fields "
+                            "while '" + name + "' holds one (:forget " + name +
+                            " first)");
+        return false;
+      }
+  return true;
+}
+
+bool Session::assemble(unsigned bufferId, Compiled &c, bool wrap,
                        DiagEngine &diags, Program &program, Expr *&shown,
-                       StringLitExpr *&prefix) {
+                       StringLitExpr *&prefix, std::vector<Expr *> *probes) {
   ModuleAST decls;
   StmtList current;
   parseReplBuffer(diags, bufferId, decls, current);
@@ -170,18 +315,23 @@ bool Session::assemble(unsigned bufferId, bool isExpression, bool wrap,
     program.main->models.push_back(std::move(m));
   auto entry = std::make_unique<FunctionDecl>();
   entry->name = "__repl_main";
-  entry->loc = llvm::SMLoc::getFromPointer(
-      srcMgr.getMemoryBuffer(bufferId)->getBufferStart());
-  for (unsigned buf : statements) {
-    ModuleAST ignored;
-    StmtList replay;
-    parseReplBuffer(diags, buf, ignored, replay);
-    for (auto &s : replay)
-      entry->body.push_back(std::move(s));
-  }
+  llvm::StringRef text = srcMgr.getMemoryBuffer(bufferId)->getBuffer();
+  entry->loc = llvm::SMLoc::getFromPointer(text.begin());
+  // The live values this input names, read from the store.
+  llvm::StringSet<> named = identifiersIn(text);
+  for (auto &[name, v] : store.values())
+    if (named.count(name)) {
+      size_t first = entry->body.size();
+      addHidden(diags, readValue(name, v), entry->body);
+      if (first < entry->body.size() && v.origin.isValid())
+        if (auto *let = llvm::dyn_cast<LetStmt>(entry->body[first].get())) {
+          let->loc = v.origin;
+          relocate(*let->value, v.origin);
+        }
+    }
   prefix = nullptr;
   shown = nullptr;
-  if (isExpression) {
+  if (c.isExpression) {
     auto &es = llvm::cast<ExprStmt>(*current[0]);
     shown = es.expr.get();
     if (wrap) {
@@ -196,6 +346,19 @@ bool Session::assemble(unsigned bufferId, bool isExpression, bool wrap,
   }
   for (auto &s : current)
     entry->body.push_back(std::move(s));
+  // The values it binds: their names (for their types), then their writes.
+  std::string epilogue;
+  if (c.kept.empty())
+    for (auto &[name, loc] : c.keepNames)
+      epilogue += name + "\n";
+  for (auto &[name, v] : c.kept) {
+    // A failed write is reported at the binding.
+    std::vector<Expr *> write;
+    addHidden(diags, writeValue(name, v), entry->body, &write);
+    for (Expr *e : write)
+      relocate(*e, v.origin);
+  }
+  addHidden(diags, epilogue, entry->body, probes);
   program.main->functions.push_back(std::move(entry));
   return loadImports(diags, program, getStdlibSearchPath(options.includeDirs)) &&
          checkProgram(program, diags);
@@ -212,7 +375,6 @@ bool Session::buildProgram(Compiled &c, unsigned bufferId, Mode mode,
   c.isExpression = current.size() == 1 &&
                    llvm::isa<ExprStmt>(current[0].get()) &&
                    decls.functions.empty() && decls.models.empty();
-  c.hasStatements = !current.empty() && !c.isExpression;
   // Models are definitions like functions (their names cannot clash).
   for (auto &f : decls.functions)
     c.newFunctions.push_back(f->name);
@@ -220,62 +382,86 @@ bool Session::buildProgram(Compiled &c, unsigned bufferId, Mode mode,
     c.newFunctions.push_back(m->name);
   for (auto &i : decls.imports)
     c.newImports.push_back(i.name);
-  collectBound(current, c.newVariables);
+  if (mode == Mode::Run)
+    collectKept(current, true,
+                [&](llvm::StringRef n) { return store.lookup(n) != nullptr; },
+                c.keepNames);
 
-  // The program: current definitions, then a function that replays the
-  // accepted statements and runs this input's. An expression is first
-  // checked as it is; if it has a value, the program is built again with the
-  // expression printed under its type.
+  // The program: current definitions, then a function that reads the live
+  // values the input names, runs its statements and ends with the names it
+  // binds. An expression is first checked as it is; if it has a value, the
+  // program is built again with the expression printed under its type, and
+  // bound names again with their values written to the store.
   Expr *shown = nullptr;
   StringLitExpr *prefix = nullptr;
-  if (!assemble(bufferId, c.isExpression, /*wrap=*/false, diags, program,
-                shown, prefix))
+  std::vector<Expr *> probes;
+  if (!assemble(bufferId, c, /*wrap=*/false, diags, program, shown, prefix,
+                &probes) ||
+      !checkModelRedefinitions(diags, decls))
     return false;
-  if (mode == Mode::Check || !shown)
+  if (mode == Mode::Check)
     return true;
-  if (shown->type.isVoid()) {
+  if (!c.keepNames.empty()) {
+    auto serial = store.begin();
+    if (!serial) {
+      llvm::WithColor::error(llvm::errs(), "tdsl-repl")
+          << llvm::toString(serial.takeError()) << "\n";
+      return false;
+    }
+    c.serial = *serial;
+    for (auto [kept, probe] : llvm::zip_equal(c.keepNames, probes)) {
+      const std::string &name = kept.first;
+      using V = ValueStore::Value;
+      const Type &t = probe->type;
+      V v;
+      v.kind = t.isModel() ? V::Model : t.isTensor ? V::Tensor : V::Scalar;
+      v.type = loadableType(t);
+      v.viaF32 = t.elem == ElemKind::BF16;
+      if (t.model)
+        v.fields = fieldSignature(*t.model);
+      v.path = store.pathFor(c.serial, name, v.kind);
+      v.origin = kept.second;
+      c.kept.push_back({name, v});
+    }
+  }
+  bool wrap = shown && !shown->type.isVoid();
+  if (shown && !wrap) {
     if (mode != Mode::Run) {
       diags.error(shown->loc, "this expression has no value");
       return false;
     }
     c.isExpression = false; // a call run for its effects
-    return true;
   }
-  c.typeText = shown->type.str();
-  if (mode == Mode::Type)
+  if (wrap)
+    c.typeText = shown->type.str();
+  if (mode == Mode::Type || (!wrap && c.kept.empty()))
     return true;
-  if (!assemble(bufferId, c.isExpression, /*wrap=*/true, diags, program, shown,
-                prefix))
+  if (!assemble(bufferId, c, wrap, diags, program, shown, prefix))
     return false;
-  prefix->value = c.typeText + " =";
+  if (prefix)
+    prefix->value = c.typeText + " =";
   return true;
 }
 
-/// Replayed statements run silently; output starts with the ops of input
-/// `inputName` (never, when timing).
-static void quietReplay(mlir::ModuleOp module, llvm::StringRef inputName,
-                        bool timing) {
+/// Only the entry point and what it calls are compiled: the session's other
+/// functions would cost compile time on every input. `:time` runs silently.
+static void pruneAndQuiet(mlir::ModuleOp module, bool quiet) {
+  module.walk([](mlir::func::FuncOp f) {
+    if (f.getSymName() != "main")
+      f.setPrivate();
+  });
+  mlir::PassManager pm(module.getContext());
+  pm.addPass(mlir::createSymbolDCEPass());
+  (void)pm.run(module);
+  if (!quiet)
+    return;
   auto fn = module.lookupSymbol<mlir::func::FuncOp>("tdsl_main");
   mlir::OpBuilder b(module.getContext());
-  auto quiet = RuntimeCalls(module).getOrDeclare(b, RuntimeFn::tdsl_set_quiet);
-  auto setQuiet = [&](mlir::Operation *before, int on) {
-    b.setInsertionPoint(before);
-    mlir::Value v = mlir::arith::ConstantOp::create(b, fn.getLoc(),
-                                                    b.getI32IntegerAttr(on));
-    mlir::func::CallOp::create(b, fn.getLoc(), quiet, mlir::ValueRange{v});
-  };
-  mlir::Block &body = fn.getBody().front();
-  mlir::Operation *first = nullptr;
-  for (mlir::Operation &op : body) {
-    auto fl = mlir::dyn_cast<mlir::FileLineColLoc>(op.getLoc());
-    if (fl && fl.getFilename() == inputName) {
-      first = &op;
-      break;
-    }
-  }
-  setQuiet(&body.front(), 1);
-  if (!timing)
-    setQuiet(first ? first : body.getTerminator(), 0);
+  auto setQuiet = RuntimeCalls(module).getOrDeclare(b, RuntimeFn::tdsl_set_quiet);
+  b.setInsertionPointToStart(&fn.getBody().front());
+  mlir::Value on = mlir::arith::ConstantOp::create(b, fn.getLoc(),
+                                                   b.getI32IntegerAttr(1));
+  mlir::func::CallOp::create(b, fn.getLoc(), setQuiet, mlir::ValueRange{on});
 }
 
 /// The stage of `:ir STAGE`; for CUDA, the stage nearest to a CPU one.
@@ -294,7 +480,7 @@ bool Session::generate(Compiled &c, Program &program, DiagEngine &diags,
   c.module = generateModule(c.context, program, diags);
   if (!c.module || mlir::failed(addEntryPoint(*c.module, "__repl_main")))
     return false;
-  quietReplay(*c.module, c.inputName, mode == Mode::Time);
+  pruneAndQuiet(*c.module, mode == Mode::Time);
   const TargetBackend &backend = *lookupTarget(options.cuda ? "cuda" : "cpu");
   if (mode == Mode::IR && stage == "tdsl") {
     if (mlir::failed(lower(*c.module, backend, options.target, Stage::TDSL)))
@@ -369,7 +555,11 @@ int Session::runChild(Compiled &c, const std::string &profileJson) {
     return -1;
   }
   if (pid == 0) {
-    signal(SIGINT, SIG_DFL);
+    // A crash of the input is reported by the session (the signal), without
+    // LLVM's stack dump of the compiler's own crash handlers.
+    for (int sig : {SIGINT, SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGTRAP,
+                    SIGSYS, SIGXFSZ, SIGXCPU, SIGQUIT, SIGTERM, SIGHUP})
+      signal(sig, SIG_DFL);
     // The child must not read (or, exiting, move) the session's input.
     int devNull = open("/dev/null", O_RDONLY);
     if (devNull >= 0)
@@ -438,15 +628,15 @@ bool Session::eval(llvm::StringRef input) {
     }
     llvm::sys::fs::remove(json);
   }
-  if (rc != 0)
+  if (rc != 0) {
+    if (c->serial)
+      store.discard(c->serial);
     return false;
-  // Accepted: the session now has this input's definitions and bindings.
+  }
+  // Accepted: the session now has this input's definitions and values.
   accept(*c, buf);
-  if (c->hasStatements)
-    statements.push_back(buf);
-  for (const std::string &v : c->newVariables)
-    if (!llvm::is_contained(variables, v))
-      variables.push_back(v);
+  for (auto &[name, v] : c->kept)
+    store.commit(name, v);
   return true;
 }
 
@@ -481,11 +671,7 @@ bool Session::time(llvm::StringRef expr, bool perKernel, unsigned repeats) {
   auto c = compile(buf, Mode::Time);
   if (!c)
     return false;
-  // Kernels of this input (and of the functions it calls) per run; replayed
-  // statements are left out.
-  llvm::StringSet<> replayed;
-  for (unsigned b : statements)
-    replayed.insert(srcMgr.getMemoryBuffer(b)->getBufferIdentifier());
+  // Kernels of this input and of the functions it calls, per run.
   std::vector<double> totals;
   std::map<std::string, std::vector<double>> kernels;
   auto start = std::chrono::steady_clock::now();
@@ -509,9 +695,6 @@ bool Session::time(llvm::StringRef expr, bool perKernel, unsigned repeats) {
             for (auto &k : *ks) {
               auto *ko = k.getAsObject();
               std::string where = ko->getString("where").value_or("").str();
-              std::string file = where.substr(0, where.find(':'));
-              if (replayed.count(file))
-                continue;
               double ms = ko->getNumber("total_ms").value_or(0);
               total += ms;
               kernels[ko->getString("name").value_or("").str() + "  " + where]
@@ -556,4 +739,129 @@ bool Session::loadFile(llvm::StringRef path) {
                << " function" << (newFunctions.size() == 1 ? "" : "s") << "\n";
   llvm::outs().flush();
   return true;
+}
+
+/// "1.5 MiB"-style sizes for :vars.
+static std::string humanBytes(int64_t n) {
+  if (n < 1024)
+    return std::to_string(n) + " B";
+  if (n < (1 << 20))
+    return llvm::formatv("{0:F1} KiB", n / 1024.0).str();
+  if (n < (1LL << 30))
+    return llvm::formatv("{0:F1} MiB", n / 1048576.0).str();
+  return llvm::formatv("{0:F2} GiB", n / 1073741824.0).str();
+}
+
+void Session::listValues() {
+  int64_t total = 0;
+  std::vector<std::array<std::string, 4>> rows;
+  for (auto &[name, v] : store.values()) {
+    std::string shape;
+    for (auto &[field, path] : store.files(v)) {
+      auto info = readNpyHeader(path);
+      if (!info) {
+        shape = llvm::toString(info.takeError());
+        break;
+      }
+      if (v.kind == ValueStore::Value::Scalar)
+        break;
+      std::string dims = "[" + llvm::join(llvm::map_range(info->shape, [](int64_t d) {
+                           return std::to_string(d);
+                         }), ", ") + "]";
+      shape += (shape.empty() ? "" : " ") + (field.empty() ? dims : field + dims);
+    }
+    int64_t bytes = store.bytes(v);
+    total += bytes;
+    rows.push_back({name, v.type, shape, humanBytes(bytes)});
+  }
+  size_t w[3] = {4, 4, 5};
+  for (auto &r : rows)
+    for (int i = 0; i < 3; ++i)
+      w[i] = std::max(w[i], r[i].size());
+  for (auto &r : rows)
+    llvm::outs() << llvm::left_justify(r[0], w[0]) << "  "
+                 << llvm::left_justify(r[1], w[1]) << "  "
+                 << llvm::left_justify(r[2], w[2]) << "  "
+                 << llvm::right_justify(r[3], 10) << "  host\n";
+  llvm::outs() << store.values().size() << " value"
+               << (store.values().size() == 1 ? "" : "s") << ", "
+               << humanBytes(total) << "\n";
+  llvm::outs().flush();
+}
+
+/// Copies `from` to `to`, reporting a failure.
+static bool copyValueFile(llvm::StringRef from, llvm::StringRef to) {
+  if (auto ec = llvm::sys::fs::copy_file(from, to)) {
+    llvm::WithColor::error(llvm::errs(), "tdsl-repl")
+        << "cannot write '" << to << "': " << ec.message() << "\n";
+    return false;
+  }
+  return true;
+}
+
+bool Session::saveValue(llvm::StringRef name, llvm::StringRef path) {
+  const ValueStore::Value *v = store.lookup(name);
+  if (!v) {
+    llvm::WithColor::error(llvm::errs(), "tdsl-repl")
+        << "no value named '" << name << "' (:vars lists them)\n";
+    return false;
+  }
+  if (v->viaF32) {
+    llvm::WithColor::error(llvm::errs(), "tdsl-repl")
+        << "bf16 has no .npy type: save f32(" << name << ") instead\n";
+    return false;
+  }
+  // A model: one file per field, `path` being their prefix, as `save` does.
+  for (auto &[field, file] : store.files(*v))
+    if (!copyValueFile(file, field.empty() ? path.str() : path.str() + field + ".npy"))
+      return false;
+  return true;
+}
+
+bool Session::loadNpy(llvm::StringRef name, llvm::StringRef path) {
+  auto error = [&](const llvm::Twine &msg) {
+    llvm::WithColor::error(llvm::errs(), "tdsl-repl") << msg << "\n";
+    return false;
+  };
+  if (name.empty() || !(isalpha(name[0]) || name[0] == '_') ||
+      !llvm::all_of(name, [](char ch) { return isalnum(ch) || ch == '_'; }))
+    return error("'" + name + "' is not a name");
+  if (functions.count(name.str()))
+    return error("'" + name + "' names a function or a model");
+  auto info = readNpyHeader(path);
+  if (!info)
+    return error(llvm::toString(info.takeError()));
+  if (info->elem.empty())
+    return error("'" + path + "' holds '" + info->descr +
+                 "' values, which TDSL has no type for");
+  if (info->fortranOrder)
+    return error("'" + path + "' is in Fortran order; save it in C order "
+                 "(numpy.ascontiguousarray)");
+  if (info->shape.empty())
+    return error("'" + path + "' holds a 0-d array; save it with shape (1,)");
+  auto serial = store.begin();
+  if (!serial)
+    return error(llvm::toString(serial.takeError()));
+  ValueStore::Value v;
+  v.type = info->elem + "[" +
+           llvm::join(llvm::map_range(info->shape,
+                                      [](int64_t d) { return std::to_string(d); }),
+                      ", ") +
+           "]";
+  v.path = store.pathFor(*serial, name, v.kind);
+  // A copy: the value does not change when the file does.
+  if (!copyValueFile(path, v.path)) {
+    store.discard(*serial);
+    return false;
+  }
+  store.commit(name, v);
+  return true;
+}
+
+bool Session::forget(llvm::StringRef name) {
+  if (store.forget(name))
+    return true;
+  llvm::WithColor::error(llvm::errs(), "tdsl-repl")
+      << "no value named '" << name << "' (:vars lists them)\n";
+  return false;
 }

@@ -2,6 +2,7 @@
 #ifndef TDSL_REPL_SESSION_H
 #define TDSL_REPL_SESSION_H
 
+#include "compiler/Repl/ValueStore.h"
 #include "compiler/Target/TargetBackend.h"
 
 #include "llvm/ADT/StringRef.h"
@@ -19,6 +20,8 @@ struct Expr;
 struct StringLitExpr;
 struct ModuleAST;
 struct Program;
+struct Stmt;
+using StmtList = std::vector<std::unique_ptr<Stmt>>;
 
 struct SessionOptions {
   /// The optimization level and the CUDA options, as for tdslc.
@@ -30,12 +33,13 @@ struct SessionOptions {
   int threads = 0;
 };
 
-/// A REPL session. Every input is compiled, with the definitions and the
-/// bindings accepted so far, into one program through the same pipeline as
-/// tdslc and JIT-run in a child process: earlier bindings are replayed
-/// silently (values are pure functions of the program, the RNG included),
-/// so their values are the same, and a crash or a run-time error in the
-/// child leaves the session intact. An input that fails changes nothing.
+/// A REPL session. Every input is compiled, with the definitions accepted so
+/// far, into one program through the same pipeline as tdslc and JIT-run in a
+/// child process. The values of earlier bindings are kept in the session's
+/// ValueStore: the program reads those the input names and writes those it
+/// binds, so nothing is computed twice, and a crash or a run-time error in
+/// the child leaves the session and its values intact. An input that fails
+/// changes nothing.
 class Session {
 public:
   explicit Session(SessionOptions options);
@@ -57,6 +61,15 @@ public:
   bool loadFile(llvm::StringRef path);
   /// Forgets every definition and binding.
   void reset();
+  /// `:vars`: every live value with its type, shape, bytes and place.
+  void listValues();
+  /// `:save NAME FILE`: writes a value as .npy (a model: a file per field,
+  /// FILE being the prefix, as `save` does).
+  bool saveValue(llvm::StringRef name, llvm::StringRef path);
+  /// `:load-npy NAME FILE`: binds NAME to the array in FILE.
+  bool loadNpy(llvm::StringRef name, llvm::StringRef path);
+  /// `:forget NAME`: drops a value.
+  bool forget(llvm::StringRef name);
   void setProfile(bool on) { profile = on; }
   void setCUDA(bool on) { options.cuda = on; }
   bool isCUDA() const { return options.cuda; }
@@ -75,12 +88,20 @@ private:
   bool buildProgram(Compiled &c, unsigned bufferId, Mode mode,
                     DiagEngine &diags, Program &program);
   /// The program for input `bufferId`: the current definitions and a
-  /// function that replays the accepted statements, then runs the input's.
+  /// function that reads the live values the input names, runs the input's
+  /// statements and then ends with the names it binds (`c.keepNames`): as
+  /// bare expressions, whose types Sema gives (`probes`), until `c.kept`
+  /// has them, then as the writes of their values to the store.
   /// `shown` is the expression an expression input shows; with `wrap` it is
   /// printed, after the string literal `prefix` (for its type).
-  bool assemble(unsigned bufferId, bool isExpression, bool wrap,
-                DiagEngine &diags, Program &program, Expr *&shown,
-                StringLitExpr *&prefix);
+  bool assemble(unsigned bufferId, Compiled &c, bool wrap, DiagEngine &diags,
+                Program &program, Expr *&shown, StringLitExpr *&prefix,
+                std::vector<Expr *> *probes = nullptr);
+  /// Statements of a hidden buffer named `<session>`, appended to `into`.
+  void addHidden(DiagEngine &diags, const std::string &text, StmtList &into,
+                 std::vector<Expr *> *exprs = nullptr);
+  /// A model redefined with other fields while a value of it is live.
+  bool checkModelRedefinitions(DiagEngine &diags, const ModuleAST &decls);
   bool generate(Compiled &c, Program &program, DiagEngine &diags, Mode mode,
                 llvm::StringRef stage);
   int runChild(Compiled &c, const std::string &profileJson);
@@ -96,9 +117,7 @@ private:
   /// Function or model name -> the buffer whose definition is current.
   std::map<std::string, unsigned> functions;
   std::vector<std::string> imports;
-  /// Accepted inputs with statements, replayed in order.
-  std::vector<unsigned> statements;
-  std::vector<std::string> variables;
+  ValueStore store;
   bool profile = false;
 };
 

@@ -138,6 +138,11 @@ Status checkDtypeAndRank(int32_t dtype, int64_t rank, const char *what);
 /// tdsl_alloc's allocation: 64-byte aligned, never null when ok. Takes the
 /// thread's allocation site (takeAllocSite), where its errors are reported.
 StatusOr<void *> allocate(int64_t bytes);
+/// Maps `bytes` of file `fd` from `offset` (a page multiple) copy-on-write,
+/// as a block tdsl_free releases; null if the map fails.
+void *mapFile(int fd, int64_t offset, size_t bytes);
+/// Arrays of at least this many bytes are mapped rather than read.
+constexpr size_t kMapThreshold = size_t(1) << 20;
 
 /// tdsl_npy_load and tdsl_npy_save, returning their errors (reported at the
 /// caller's DSL position, except a bad dtype or rank and out of memory).

@@ -1,7 +1,10 @@
 //===- Memory.cpp - Aligned allocation and fatal errors ------------------===//
 #include "Internal.h"
 
+#include <atomic>
 #include <cstdlib>
+#include <mutex>
+#include <unordered_map>
 
 #include <sys/mman.h>
 
@@ -77,4 +80,32 @@ void *tdsl_alloc(int64_t bytes) {
   return *ptr;
 }
 
-void tdsl_free(void *ptr) { std::free(ptr); }
+/// Blocks from mapFile and their lengths: tdsl_free unmaps them. The count
+/// keeps the common case (nothing mapped) free of the lock.
+static std::mutex mappedLock;
+static std::unordered_map<void *, size_t> mappedBlocks;
+static std::atomic<int> mappedCount{0};
+
+void *tdsl::rt::mapFile(int fd, int64_t offset, size_t bytes) {
+  void *p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, offset);
+  if (p == MAP_FAILED)
+    return nullptr;
+  std::lock_guard<std::mutex> guard(mappedLock);
+  mappedBlocks[p] = bytes;
+  ++mappedCount;
+  return p;
+}
+
+void tdsl_free(void *ptr) {
+  if (mappedCount.load(std::memory_order_relaxed) > 0) {
+    std::lock_guard<std::mutex> guard(mappedLock);
+    auto it = mappedBlocks.find(ptr);
+    if (it != mappedBlocks.end()) {
+      munmap(ptr, it->second);
+      mappedBlocks.erase(it);
+      --mappedCount;
+      return;
+    }
+  }
+  std::free(ptr);
+}

@@ -221,6 +221,21 @@ Status openForLoad(const char *path, FileCloser &file) {
   return Status();
 }
 
+/// The data of a large array whose file offset is on a page, mapped
+/// copy-on-write (writes to the tensor never reach the file): a tensor kept
+/// by tdsl-repl costs nothing to read until it is touched. Null when the
+/// array is small, unaligned or the map fails (the caller copies then).
+void *loadMapped(FILE *f, int64_t bytes) {
+  long offset = std::ftell(f);
+  struct stat st;
+  int fd = fileno(f);
+  if (bytes < int64_t(kMapThreshold) || offset < 0 || offset % 4096 != 0 ||
+      fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) ||
+      st.st_size < offset + bytes)
+    return nullptr;
+  return mapFile(fd, offset, size_t(bytes));
+}
+
 /// tdsl_npy_load's work, with errors not yet prefixed by the path.
 Status load(const char *path, int32_t dtype, int64_t rank, int64_t *sizesOut,
             void **dataOut) {
@@ -233,6 +248,12 @@ Status load(const char *path, int32_t dtype, int64_t rank, int64_t *sizesOut,
   TDSL_TRY(readHeader(file.f, h));
   int64_t bytes = 0;
   TDSL_TRY(checkHeader(h, dtype, rank, bytes));
+  if (void *mapped = loadMapped(file.f, bytes)) {
+    for (int64_t d = 0; d < rank; ++d)
+      sizesOut[d] = h.shape[d];
+    *dataOut = mapped;
+    return Status();
+  }
   StatusOr<void *> data = allocate(bytes);
   TDSL_TRY(data.status());
   size_t got = std::fread(*data, 1, size_t(bytes), file.f);
@@ -259,7 +280,10 @@ bool writeNpy(FILE *f, const MemRefView &view, const char *descr) {
   // 64-byte boundary; version 2.0 only when the length overflows 16 bits.
   int major = header.size() + 11 + 63 > 65535 ? 2 : 1;
   size_t preamble = major == 1 ? 10 : 12;
-  size_t total = (preamble + header.size() + 1 + 63) / 64 * 64;
+  // Large arrays start on a page (a multiple of 64 too), so that a load can
+  // map them instead of copying (loadMapped).
+  size_t align = view.numElements() * view.elemSize >= kMapThreshold ? 4096 : 64;
+  size_t total = (preamble + header.size() + 1 + align - 1) / align * align;
   header.append(total - preamble - header.size() - 1, ' ');
   header += '\n';
   std::string head("\x93NUMPY", 6);
@@ -272,6 +296,13 @@ bool writeNpy(FILE *f, const MemRefView &view, const char *descr) {
   bool ok = std::fwrite(head.data(), 1, head.size(), f) == head.size();
 
   int64_t count = view.numElements();
+  // Row-major and dense: one write, no copy.
+  bool dense = true;
+  for (int64_t d = view.rank - 1, expect = 1; d >= 0; expect *= view.sizes[d--])
+    dense &= view.sizes[d] == 1 || view.strides[d] == expect;
+  if (dense)
+    return ok && std::fwrite(view.data + view.offset * view.elemSize,
+                             view.elemSize, count, f) == size_t(count);
   std::vector<char> buffer(size_t(std::min<int64_t>(count, 1 << 16)) *
                            view.elemSize);
   RowMajorWalker walker(view, 0);

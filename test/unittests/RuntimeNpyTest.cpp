@@ -176,6 +176,41 @@ TEST_F(RuntimeNpy, SavesStridedViewsInRowMajorOrder) {
   tdsl_free(loaded);
 }
 
+// Arrays of 1 MiB and more start on a 4096-byte page (still a multiple of
+// 64, as numpy wants) and are mapped copy-on-write when loaded: the loaded
+// tensor is the file's data, writes to it never reach the file, and
+// tdsl_free unmaps it.
+TEST_F(RuntimeNpy, LargeArraysArePageAlignedAndMapped) {
+  std::vector<float> v(512 * 1024); // 2 MiB
+  std::iota(v.begin(), v.end(), 0.0f);
+  MemRef m(v.data(), {512, 1024});
+  std::string p = path("large.npy");
+  tdsl_npy_save(p.c_str(), TDSL_F32, 2, m.get(), nullptr);
+  std::string file = readFile(p);
+  ASSERT_EQ(file.size(), 4096 + v.size() * 4);
+  EXPECT_EQ(file[4095], '\n');
+  EXPECT_EQ(std::memcmp(file.data() + 4096, v.data(), v.size() * 4), 0);
+
+  int64_t sizes[2] = {-1, -1};
+  void *loaded = nullptr;
+  tdsl_npy_load(p.c_str(), TDSL_F32, 2, sizes, &loaded, nullptr);
+  EXPECT_EQ(sizes[0], 512);
+  EXPECT_EQ(sizes[1], 1024);
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(loaded) % 4096, 0u);
+  EXPECT_EQ(std::memcmp(loaded, v.data(), v.size() * 4), 0);
+  static_cast<float *>(loaded)[7] = -1.0f; // private: the file keeps 7
+  EXPECT_EQ(readFile(p), file);
+  tdsl_free(loaded);
+
+  // Small arrays keep the 64-byte layout and are read into a new block.
+  MemRef small(v.data(), {16});
+  std::string ps = path("small.npy");
+  tdsl_npy_save(ps.c_str(), TDSL_F32, 1, small.get(), nullptr);
+  size_t header = readFile(ps).size() - 16 * 4;
+  EXPECT_EQ(header % 64, 0u);
+  EXPECT_LT(header, 4096u);
+}
+
 TEST_F(RuntimeNpy, ReadsFilesWrittenByNumpy) {
   if (!haveNumpy())
     GTEST_SKIP() << kPython << " has no numpy";

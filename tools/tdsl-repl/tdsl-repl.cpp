@@ -67,6 +67,11 @@ const Command kCommands[] = {
                            "(default), linalg, tiled, bufferized, llvm"},
     {"target", "cpu|cuda", "where inputs run"},
     {"profile", "on|off", "print the kernels of each input after it runs"},
+    {"vars", "", "live values: type, shape, bytes, where they are"},
+    {"save", "NAME FILE", "write a value to FILE as .npy (a model: a file "
+                          "per field, FILE their prefix)"},
+    {"load-npy", "NAME FILE", "bind NAME to the array in a .npy FILE"},
+    {"forget", "NAME", "drop a value"},
     {"reset", "", "forget every definition and binding"},
     {"quit", "", "leave (also Ctrl-D)"},
 };
@@ -80,8 +85,12 @@ std::string findCommand(llvm::StringRef word, std::string &error) {
     if (llvm::StringRef(c.name).starts_with(word))
       hits.push_back(c.name);
   }
-  if (hits.size() == 1)
-    return hits[0];
+  // `:lo` is `:load`, not `:load-npy`: a hit that prefixes every other wins.
+  for (const std::string &h : hits)
+    if (llvm::all_of(hits, [&](const std::string &o) {
+          return llvm::StringRef(o).starts_with(h);
+        }))
+      return h;
   if (hits.empty())
     error = "unknown command ':" + word.str() + "' (try :help)";
   else
@@ -135,6 +144,11 @@ const char *const kKeywords[] = {"fn",    "return", "for",  "in",
 void interruptChild(int) {
   if (replChildPid > 0)
     kill(replChildPid, SIGKILL);
+}
+
+void removeStoresAndExit(int sig) {
+  removeValueStores();
+  _exit(128 + sig);
 }
 
 class Repl {
@@ -212,6 +226,22 @@ public:
             << ":profile takes on or off\n";
     } else if (cmd == "reset") {
       session.reset();
+    } else if (cmd == "vars") {
+      session.listValues();
+    } else if (cmd == "forget") {
+      if (needArg("a name"))
+        session.forget(rest);
+    } else if (cmd == "save" || cmd == "load-npy") {
+      auto [name, file] = rest.split(' ');
+      if (needArg("a name and a file") && !file.trim().empty()) {
+        if (cmd == "save")
+          session.saveValue(name, file.trim());
+        else
+          session.loadNpy(name, file.trim());
+      } else if (!rest.empty()) {
+        llvm::WithColor::error(llvm::errs(), "tdsl-repl")
+            << ":" << cmd << " needs a name and a file\n";
+      }
     }
     return true;
   }
@@ -278,6 +308,9 @@ int main(int argc, char **argv) {
 
   // Ctrl-C stops a running input (its child process), not the session.
   signal(SIGINT, interruptChild);
+  // Killed or hung up: the values in shared memory go too.
+  signal(SIGTERM, removeStoresAndExit);
+  signal(SIGHUP, removeStoresAndExit);
 
   if (!interactive) {
     std::string line, pending;

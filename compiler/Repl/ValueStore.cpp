@@ -1,0 +1,218 @@
+//===- ValueStore.cpp - Where a tdsl-repl session keeps its values --------===//
+#include "compiler/Repl/ValueStore.h"
+
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/Process.h"
+
+#include <cstdlib>
+#include <dirent.h>
+#include <unistd.h>
+
+using namespace tdsl;
+
+namespace {
+
+/// numpy descr -> TDSL element type (bf16 has no descr).
+const std::pair<const char *, const char *> kDescrs[] = {
+    {"<f2", "f16"}, {"<f4", "f32"}, {"<f8", "f64"}, {"|b1", "i1"},
+    {"<i4", "i32"}, {"<i8", "i64"}, {"<u8", "u64"}};
+
+int64_t elemBytes(llvm::StringRef descr) {
+  int64_t n = 0;
+  llvm::to_integer(descr.drop_front(2), n);
+  return n;
+}
+
+/// The text after `key` and its colon in the header dictionary.
+llvm::StringRef valueOf(llvm::StringRef header, llvm::StringRef key) {
+  size_t p = header.find(key);
+  if (p == llvm::StringRef::npos)
+    return "";
+  llvm::StringRef rest = header.drop_front(p + key.size()).ltrim();
+  rest.consume_front(":");
+  return rest.ltrim();
+}
+
+/// The store directories of this process, for removeValueStores.
+std::vector<std::string> &storeDirs() {
+  static std::vector<std::string> dirs;
+  return dirs;
+}
+
+} // namespace
+
+void tdsl::removeValueStores() {
+  for (const std::string &d : storeDirs()) {
+    if (DIR *dir = opendir(d.c_str())) {
+      char path[4096];
+      while (dirent *e = readdir(dir)) {
+        if (e->d_name[0] == '.')
+          continue;
+        snprintf(path, sizeof(path), "%s/%s", d.c_str(), e->d_name);
+        unlink(path);
+      }
+      closedir(dir);
+    }
+    rmdir(d.c_str());
+  }
+}
+
+llvm::Expected<NpyInfo> tdsl::readNpyHeader(llvm::StringRef path) {
+  auto fail = [&](const llvm::Twine &why) {
+    return llvm::createStringError("cannot read '" + path + "': " + why);
+  };
+  auto file = llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
+                                          /*RequiresNullTerminator=*/false);
+  if (!file)
+    return fail(file.getError().message());
+  llvm::StringRef data = (*file)->getBuffer();
+  if (data.size() < 10 || !data.starts_with("\x93NUMPY"))
+    return fail("not a .npy file");
+  uint8_t major = data[6];
+  size_t lenBytes = major == 1 ? 2 : 4;
+  size_t headerLen = 0;
+  for (size_t i = 0; i < lenBytes; ++i)
+    headerLen |= size_t(uint8_t(data[8 + i])) << (8 * i);
+  size_t start = 8 + lenBytes;
+  if (data.size() < start + headerLen)
+    return fail("truncated header");
+  llvm::StringRef header = data.substr(start, headerLen);
+  NpyInfo info;
+  llvm::StringRef descr = valueOf(header, "'descr'");
+  if (!descr.consume_front("'") || descr.find('\'') == llvm::StringRef::npos)
+    return fail("the header has no 'descr'");
+  info.descr = descr.take_until([](char c) { return c == '\''; }).str();
+  for (auto &[d, elem] : kDescrs)
+    if (info.descr == d)
+      info.elem = elem;
+  info.fortranOrder = valueOf(header, "'fortran_order'").starts_with("True");
+  llvm::StringRef shape = valueOf(header, "'shape'");
+  if (!shape.consume_front("("))
+    return fail("the header has no 'shape'");
+  shape = shape.take_until([](char c) { return c == ')'; });
+  int64_t count = 1;
+  for (llvm::StringRef part : llvm::split(shape, ',')) {
+    part = part.trim();
+    if (part.empty())
+      continue;
+    int64_t n = 0;
+    if (part.getAsInteger(10, n) || n < 0)
+      return fail("bad shape '(" + shape + ")'");
+    info.shape.push_back(n);
+    count *= n;
+  }
+  info.dataBytes = count * elemBytes(info.descr);
+  if (int64_t(data.size() - start - headerLen) < info.dataBytes)
+    return fail("the file is shorter than its shape says");
+  return info;
+}
+
+ValueStore::~ValueStore() {
+  clear();
+  if (!dir.empty()) {
+    llvm::sys::fs::remove(dir);
+    llvm::erase(storeDirs(), dir);
+  }
+}
+
+llvm::Expected<unsigned> ValueStore::begin() {
+  if (dir.empty()) {
+    // Shared memory when the system has it: values are memory, not disk.
+    llvm::SmallString<128> base;
+    if (const char *env = getenv("TDSL_REPL_STORE"); env && *env)
+      base = env;
+    else if (llvm::sys::fs::is_directory("/dev/shm") && access("/dev/shm", W_OK) == 0)
+      base = "/dev/shm";
+    else
+      llvm::sys::path::system_temp_directory(/*ErasedOnReboot=*/true, base);
+    std::string where(base);
+    llvm::sys::path::append(base, "tdsl-repl-%%%%%%");
+    llvm::SmallString<128> made;
+    if (auto ec = llvm::sys::fs::createUniqueDirectory(base, made))
+      return llvm::createStringError("cannot create the session's value "
+                                     "store in '" + where + "': " + ec.message());
+    dir = std::string(made);
+    storeDirs().push_back(dir);
+  }
+  return ++serial;
+}
+
+std::string ValueStore::pathFor(unsigned s, llvm::StringRef name,
+                                Value::Kind kind) const {
+  llvm::SmallString<128> p(dir);
+  llvm::sys::path::append(p, std::to_string(s) + "-" + name.str() +
+                                 (kind == Value::Model ? "." : ".npy"));
+  return std::string(p);
+}
+
+const ValueStore::Value *ValueStore::lookup(llvm::StringRef name) const {
+  auto it = live.find(name.str());
+  return it == live.end() ? nullptr : &it->second;
+}
+
+std::vector<std::pair<std::string, std::string>>
+ValueStore::files(const Value &v) const {
+  std::vector<std::pair<std::string, std::string>> out;
+  if (v.kind != Value::Model) {
+    out.push_back({"", v.path});
+    return out;
+  }
+  // Field files are `<prefix><field>.npy`, in the order of `fields`.
+  for (llvm::StringRef f : llvm::split(v.fields, ';')) {
+    llvm::StringRef field = f.split(':').first;
+    if (!field.empty())
+      out.push_back({field.str(), v.path + field.str() + ".npy"});
+  }
+  return out;
+}
+
+int64_t ValueStore::bytes(const Value &v) const {
+  int64_t total = 0;
+  for (auto &[field, path] : files(v))
+    if (auto info = readNpyHeader(path))
+      total += info->dataBytes;
+    else
+      llvm::consumeError(info.takeError());
+  return total;
+}
+
+void ValueStore::removeFiles(llvm::StringRef prefix) {
+  if (dir.empty())
+    return;
+  std::error_code ec;
+  std::vector<std::string> doomed;
+  for (llvm::sys::fs::directory_iterator it(dir, ec), end; it != end && !ec;
+       it.increment(ec))
+    if (llvm::sys::path::filename(it->path()).starts_with(prefix))
+      doomed.push_back(it->path());
+  for (const std::string &p : doomed)
+    llvm::sys::fs::remove(p);
+}
+
+void ValueStore::commit(llvm::StringRef name, Value value) {
+  auto it = live.find(name.str());
+  if (it != live.end() && it->second.path != value.path)
+    for (auto &[field, path] : files(it->second))
+      llvm::sys::fs::remove(path);
+  live[name.str()] = std::move(value);
+}
+
+void ValueStore::discard(unsigned s) { removeFiles(std::to_string(s) + "-"); }
+
+bool ValueStore::forget(llvm::StringRef name) {
+  auto it = live.find(name.str());
+  if (it == live.end())
+    return false;
+  for (auto &[field, path] : files(it->second))
+    llvm::sys::fs::remove(path);
+  live.erase(it);
+  return true;
+}
+
+void ValueStore::clear() {
+  live.clear();
+  removeFiles("");
+}

@@ -1,0 +1,96 @@
+//===- ValueStore.h - Where a tdsl-repl session keeps its values ----------===//
+//
+// The values of a session's bindings live in a private directory in shared
+// memory (in $TDSL_REPL_STORE if set, else /dev/shm when there is one, else
+// the temporary directory): one .npy file per tensor, one per
+// field of a model. The session process never runs user code, so a crash of
+// the child that ran an input cannot touch them; a child writes the values
+// its input binds under names of its own (`<serial>-<name>`), and the session
+// makes them current only when the child succeeded.
+//
+//===----------------------------------------------------------------------===//
+#ifndef TDSL_REPL_VALUESTORE_H
+#define TDSL_REPL_VALUESTORE_H
+
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Error.h"
+#include "llvm/Support/SMLoc.h"
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace tdsl {
+
+/// What a .npy header says.
+struct NpyInfo {
+  std::string descr;
+  /// The TDSL element type of `descr` ("f32"), or "" when there is none.
+  std::string elem;
+  std::vector<int64_t> shape;
+  bool fortranOrder = false;
+  int64_t dataBytes = 0;
+};
+
+/// Deletes every store of the process (from a signal handler: it uses
+/// only opendir, unlink and rmdir).
+void removeValueStores();
+
+/// Reads the header of a .npy file.
+llvm::Expected<NpyInfo> readNpyHeader(llvm::StringRef path);
+
+class ValueStore {
+public:
+  /// One live binding.
+  struct Value {
+    /// Its type as written in a `load`: `f32[?, 3]`, `Mlp`, `i64`.
+    std::string type;
+    /// The .npy file, or for a model the prefix of its field files.
+    std::string path;
+    enum Kind { Tensor, Scalar, Model } kind = Tensor;
+    /// bf16 has no .npy dtype: such values are stored as f32 (exactly).
+    bool viaF32 = false;
+    /// For a model: `name:type;` per field, to notice a changed definition.
+    std::string fields;
+    /// Where the value was computed (in an earlier input's buffer).
+    llvm::SMLoc origin;
+  };
+
+  ValueStore() = default;
+  ValueStore(const ValueStore &) = delete;
+  ValueStore &operator=(const ValueStore &) = delete;
+  ~ValueStore();
+
+  /// A new serial for the files of one input (creates the directory first).
+  llvm::Expected<unsigned> begin();
+  /// Where input `serial` writes the value of `name`.
+  std::string pathFor(unsigned serial, llvm::StringRef name,
+                      Value::Kind kind) const;
+  /// Makes `value` (written by input `serial`) the value of `name`.
+  void commit(llvm::StringRef name, Value value);
+  /// Deletes what input `serial` wrote (it failed).
+  void discard(unsigned serial);
+  /// Deletes the value of `name`; false when there is none.
+  bool forget(llvm::StringRef name);
+  void clear();
+
+  const std::map<std::string, Value> &values() const { return live; }
+  const Value *lookup(llvm::StringRef name) const;
+  /// The files of a value: its .npy file, or one per field of a model
+  /// (field name -> path).
+  std::vector<std::pair<std::string, std::string>> files(const Value &v) const;
+  /// Bytes of a value's elements (headers left out).
+  int64_t bytes(const Value &v) const;
+
+private:
+  void removeFiles(llvm::StringRef prefix);
+
+  std::string dir;
+  unsigned serial = 0;
+  std::map<std::string, Value> live;
+};
+
+} // namespace tdsl
+
+#endif // TDSL_REPL_VALUESTORE_H
