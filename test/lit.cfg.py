@@ -46,6 +46,16 @@ if subprocess.run(["/usr/bin/python3", "-c", "import torch"],
 if os.path.exists("/usr/lib/python3/dist-packages/sklearn/datasets/data/digits.csv.gz"):
     config.available_features.add("digits")
 
+# Open MPI's launcher and libtdsl_mpi.so (scripts/setup.sh installs
+# libopenmpi-dev and openmpi-bin). As root (CI) Open MPI wants two variables;
+# each job is bounded by mpirun's --timeout, and that by timeout.
+if shutil.which("mpirun") and os.path.exists(
+        os.path.join(config.tdsl_obj_root, "lib", "libtdsl_mpi.so")):
+    config.available_features.add("mpi")
+config.substitutions.append(("%mpirun", "env OMPI_ALLOW_RUN_AS_ROOT=1 "
+                             "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 timeout 150 "
+                             "mpirun --oversubscribe --timeout 120"))
+
 # A sanitized build (scripts/sanitize.sh): its environment and the `asan`
 # feature.
 lit_config.load_config(config, os.path.join(config.tdsl_src_root, "test", "lit.sanitizers.py"))

@@ -29,6 +29,8 @@ enum class BuiltinKind : uint8_t {
   Print,
   Load,
   Save,
+  World,      // world_size(), world_rank()
+  Collective, // allreduce, broadcast: of a tensor, a scalar or a model
   Grad, // its first argument names a function
 };
 

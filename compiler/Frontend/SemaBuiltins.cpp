@@ -131,6 +131,10 @@ Type Checker::checkBuiltin(CallExpr &e) {
     return checkLoad(e);
   case BuiltinKind::Save:
     return checkSave(e);
+  case BuiltinKind::World:
+    return checkWorld(e);
+  case BuiltinKind::Collective:
+    return checkCollective(e);
   case BuiltinKind::Grad:
     return checkGrad(e);
   }
@@ -441,6 +445,56 @@ Type Checker::checkSave(CallExpr &e) {
     return Type::error();
   }
   return Type::voidTy();
+}
+
+/// world_size() and world_rank() are i64; like the collectives they run on
+/// the main thread, so not in a 'parallel for' body.
+Type Checker::checkWorld(CallExpr &e) {
+  if (parallelDepth > 0) {
+    diags.error(e.loc, "'" + e.callee + "' cannot be used inside a 'parallel "
+                       "for' body: processes talk on the main thread");
+    return Type::error();
+  }
+  return Type::scalar(ElemKind::I64);
+}
+
+/// allreduce(x), allreduce(x, "max" | "min" | "sum"), broadcast(x, root): x
+/// a tensor, a scalar or a model; the result has its type.
+Type Checker::checkCollective(CallExpr &e) {
+  if (checkWorld(e).isError() || !builtinValueArg(e, 0, "a tensor, a number "
+                                                         "or a model"))
+    return Type::error();
+  Expr &x = *e.args[0].value;
+  if (isLiteralKind(x.type.elem))
+    settleDefault(x);
+  if (!x.type.isModel() && !isNumericKind(x.type.elem) &&
+      x.type.elem != ElemKind::I1) {
+    diags.error(x.loc, "'" + e.callee + "' needs a tensor, a number or a "
+                       "model, not " + x.type.str());
+    return Type::error();
+  }
+  if (e.builtin == Builtin::AllReduce && e.args.size() == 2) {
+    auto *op = llvm::dyn_cast<StringLitExpr>(e.args[1].value.get());
+    if (!op || (op->value != "sum" && op->value != "max" && op->value != "min")) {
+      diags.error(e.args[1].value->loc, "the operator of 'allreduce' is \"sum\" "
+                                        "(the default), \"max\" or \"min\"");
+      return Type::error();
+    }
+  }
+  if (e.builtin == Builtin::Broadcast) {
+    if (!builtinValueArg(e, 1, "a rank (an integer)"))
+      return Type::error();
+    Expr &root = *e.args[1].value;
+    if (root.type.elem == ElemKind::IntLit)
+      settle(root, ElemKind::I64);
+    if (root.type.isTensor || !isIntKind(root.type.elem) ||
+        root.type.elem == ElemKind::IntLit) {
+      diags.error(root.loc, "the root of 'broadcast' is a rank: an integer, "
+                            "not " + root.type.str());
+      return Type::error();
+    }
+  }
+  return x.type;
 }
 
 /// grad(f, x, args...): f(x, args...) must be an f32 or f64 scalar and x a

@@ -136,6 +136,8 @@ private:
   Type checkPrint(CallExpr &e);
   Type checkLoad(CallExpr &e);
   Type checkSave(CallExpr &e);
+  Type checkWorld(CallExpr &e);
+  Type checkCollective(CallExpr &e);
   Type checkGrad(CallExpr &e);
   Type checkIndex(IndexExpr &e);
   Type checkTensorLit(TensorLitExpr &e);

@@ -145,6 +145,8 @@ private:
   void lookupValues(Env &env, llvm::StringRef name, const Type &t,
                     llvm::SmallVectorImpl<mlir::Value> &out);
   bool genValues(Expr &e, Env &env, llvm::SmallVectorImpl<mlir::Value> &out);
+  bool genCollective(CallExpr &e, llvm::ArrayRef<mlir::Value> values, Env &env,
+                     llvm::SmallVectorImpl<mlir::Value> &out);
   bool genModel(Expr &e, Env &env, llvm::SmallVectorImpl<mlir::Value> &out);
   bool modelOperand(Expr &e, const ModelDecl &m, Env &env,
                     llvm::SmallVectorImpl<mlir::Value> &out);

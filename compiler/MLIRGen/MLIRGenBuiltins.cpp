@@ -70,6 +70,28 @@ mlir::Value Generator::genBuiltin(CallExpr &e, Env &env) {
                              e.builtin == Builtin::LoadCsv ? "csv" : "npy");
   case BuiltinKind::Grad:
     return genGrad(e, env);
+  case BuiltinKind::World:
+    if (e.builtin == Builtin::WorldSize)
+      return t::WorldSizeOp::create(builder, l, builder.getI64Type());
+    return t::WorldRankOp::create(builder, l, builder.getI64Type());
+  case BuiltinKind::Collective: {
+    // A scalar travels as a one-element tensor.
+    mlir::Value v = gen(*e.args[0].value, env);
+    if (!v)
+      return nullptr;
+    bool scalar = !llvm::isa<mlir::RankedTensorType>(v.getType());
+    if (scalar)
+      v = mlir::tensor::FromElementsOp::create(
+          builder, l, mlir::RankedTensorType::get({1}, v.getType()), v);
+    llvm::SmallVector<mlir::Value> out;
+    if (!genCollective(e, {v}, env, out))
+      return nullptr;
+    if (!scalar)
+      return out.front();
+    mlir::Value zero = mlir::arith::ConstantIndexOp::create(builder, l, 0);
+    return mlir::tensor::ExtractOp::create(builder, l, out.front(),
+                                           mlir::ValueRange{zero});
+  }
   case BuiltinKind::Save: {
     // A model is one .npy file per field: `prefix` + field + ".npy".
     Expr &value = *e.args[1].value;
@@ -86,6 +108,26 @@ mlir::Value Generator::genBuiltin(CallExpr &e, Env &env) {
   }
   }
   llvm_unreachable("unhandled BuiltinKind");
+}
+
+/// One collective op over `values` (a tensor, or a model's fields).
+bool Generator::genCollective(CallExpr &e, llvm::ArrayRef<mlir::Value> values,
+                              Env &env, llvm::SmallVectorImpl<mlir::Value> &out) {
+  mlir::Location l = loc(e.loc);
+  mlir::Operation *op;
+  if (e.builtin == Builtin::AllReduce) {
+    llvm::StringRef kind = e.args.size() == 2 ? stringArg(e, 1) : "sum";
+    op = t::AllReduceOp::create(builder, l, mlir::ValueRange(values).getTypes(),
+                                kind, values);
+  } else {
+    mlir::Value root = gen(*e.args[1].value, env);
+    if (!root)
+      return false;
+    op = t::BroadcastOp::create(builder, l, mlir::ValueRange(values).getTypes(),
+                                values, toI64(root, l));
+  }
+  out.append(op->result_begin(), op->result_end());
+  return true;
 }
 
 /// Adjacent string arguments join the label of the next value printed;

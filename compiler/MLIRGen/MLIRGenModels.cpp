@@ -211,6 +211,12 @@ bool Generator::genModelCall(CallExpr &e, const ModelDecl &m, Env &env,
   }
   case BuiltinKind::Grad:
     return genGradValues(e, env, out);
+  case BuiltinKind::Collective: {
+    // Every field in one op: one message per element type (a DDP bucket).
+    llvm::SmallVector<mlir::Value> fields;
+    return genValues(*e.args[0].value, env, fields) &&
+           genCollective(e, fields, env, out);
+  }
   default:
     return fail(e.loc, "internal error: this built-in does not make a model");
   }

@@ -120,6 +120,10 @@ private:
 /// Only for the ABI boundary (exitOnError, tdsl_fatal): internal code
 /// returns a Status instead.
 [[noreturn]] void fatal(const char *where, const std::string &message);
+/// With several processes (Collectives.cpp): `annotate` adds the rank to
+/// every fatal message, and `abortAll` stops every process instead of this
+/// one's _exit.
+void setFatalHooks(void (*annotate)(std::string &), void (*abortAll)());
 
 /// The DSL position tdsl_alloc_site gave for this thread's next allocation
 /// (null if none), and forgets it: CPU and GPU allocations report with it.

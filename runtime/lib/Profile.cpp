@@ -60,6 +60,8 @@ const char *kindName(int32_t kind) {
     return "d2h";
   case TDSL_KIND_D2D:
     return "d2d";
+  case TDSL_KIND_COLLECTIVE:
+    return "collective";
   default:
     return "kernel";
   }

@@ -1,6 +1,7 @@
 //===- Support.cpp - Errors, formatting, dtypes, memref walking ----------===//
 #include "Internal.h"
 
+#include <atomic>
 #include <chrono>
 #include <cstdarg>
 #include <cstdio>
@@ -10,7 +11,19 @@
 
 using namespace tdsl::rt;
 
-void tdsl::rt::fatal(const char *where, const std::string &message) {
+static std::atomic<void (*)(std::string &)> fatalAnnotate{nullptr};
+static std::atomic<void (*)()> fatalAbortAll{nullptr};
+
+void tdsl::rt::setFatalHooks(void (*annotate)(std::string &),
+                             void (*abortAll)()) {
+  fatalAnnotate = annotate;
+  fatalAbortAll = abortAll;
+}
+
+void tdsl::rt::fatal(const char *where, const std::string &text) {
+  std::string message = text;
+  if (auto annotate = fatalAnnotate.load())
+    annotate(message);
   // The first error wins: a parallel loop may fail on several threads at
   // once, and exit() from a worker thread would race the others and run
   // exit handlers that wait for those very threads. So: one message, then
@@ -28,6 +41,8 @@ void tdsl::rt::fatal(const char *where, const std::string &message) {
   if (eol != std::string::npos)
     std::fprintf(stderr, "%s\n", place.substr(eol + 1).c_str());
   std::fflush(stderr);
+  if (auto abortAll = fatalAbortAll.load())
+    abortAll();
   _exit(1);
 }
 

@@ -899,3 +899,30 @@ func.func @load_print_save() {
   tdsl.save %t, "out.npy" : tensor<?x64xf32>
   return
 }
+
+// -----
+
+// Collectives are runtime calls with a table of {input, output, count,
+// dtype} rows: each operand read from a copy, each result a new buffer.
+// CHECK-LABEL: func.func @collectives
+// CHECK: call @tdsl_world_rank(%{{.*}}) : (!llvm.ptr) -> i64
+// CHECK: %[[MAX:.*]] = arith.constant 1 : i32
+// CHECK: %[[TAB:.*]] = memref.alloc() : memref<2x4xi64>
+// CHECK: bufferization.alloc_tensor() copy(%arg0) : tensor<4x8xf32>
+// CHECK: %[[OUT0:.*]] = memref.alloc() : memref<4x8xf32>
+// CHECK: arith.constant 2 : i64
+// CHECK: bufferization.alloc_tensor() copy(%arg1) : tensor<?xf64>
+// CHECK: %[[OUT1:.*]] = memref.alloc(%{{.*}}) : memref<?xf64>
+// CHECK: arith.constant 3 : i64
+// CHECK: %[[N:.*]] = arith.constant 2 : i64
+// CHECK: memref.extract_aligned_pointer_as_index %[[TAB]]
+// CHECK: call @tdsl_allreduce(%[[N]], %{{.*}}, %[[MAX]], %{{.*}}) : (i64, !llvm.ptr, i32, !llvm.ptr) -> ()
+// CHECK: bufferization.to_tensor %[[OUT0]] restrict writable
+// CHECK: bufferization.to_tensor %[[OUT1]] restrict writable
+// CHECK: call @tdsl_broadcast(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}) : (i64, !llvm.ptr, i64, !llvm.ptr) -> ()
+func.func @collectives(%w: tensor<4x8xf32>, %b: tensor<?xf64>) -> (tensor<4x8xf32>, tensor<?xf64>, tensor<4x8xf32>) {
+  %r = tdsl.world_rank : i64
+  %g:2 = tdsl.allreduce "max" %w, %b : (tensor<4x8xf32>, tensor<?xf64>) -> (tensor<4x8xf32>, tensor<?xf64>)
+  %c = tdsl.broadcast %w from %r : (tensor<4x8xf32>) -> tensor<4x8xf32>
+  return %g#0, %g#1, %c : tensor<4x8xf32>, tensor<?xf64>, tensor<4x8xf32>
+}

@@ -709,3 +709,19 @@ func.func @load_csv_rank() -> tensor<?xf32> {
   %t = tdsl.load "t.csv" {format = "csv"} : tensor<?xf32>
   return %t : tensor<?xf32>
 }
+
+// -----
+
+func.func @allreduce_kind(%x: tensor<3xf32>) -> tensor<3xf32> {
+  // expected-error @+1 {{kind must be "sum", "max" or "min", not "avg"}}
+  %y = tdsl.allreduce "avg" %x : (tensor<3xf32>) -> tensor<3xf32>
+  return %y : tensor<3xf32>
+}
+
+// -----
+
+func.func @broadcast_types(%x: tensor<3xf32>, %r: i64) -> tensor<4xf32> {
+  // expected-error @+1 {{results must have the types of the operands}}
+  %y = tdsl.broadcast %x from %r : (tensor<3xf32>) -> tensor<4xf32>
+  return %y : tensor<4xf32>
+}

@@ -229,3 +229,18 @@ func.func @io(%x: f32) {
   tdsl.save %t, "out.npy" : tensor<?x64xf32>
   return
 }
+
+// CHECK-LABEL: func.func @collectives
+func.func @collectives(%w: tensor<64x10xf32>, %b: tensor<10xf64>, %x: tensor<?xi32>) {
+  // CHECK: tdsl.world_size : i64
+  %n = tdsl.world_size : i64
+  // CHECK-NEXT: tdsl.world_rank : i64
+  %r = tdsl.world_rank : i64
+  // CHECK-NEXT: tdsl.allreduce "sum" %{{.*}}, %{{.*}} : (tensor<64x10xf32>, tensor<10xf64>) -> (tensor<64x10xf32>, tensor<10xf64>)
+  %g:2 = tdsl.allreduce "sum" %w, %b : (tensor<64x10xf32>, tensor<10xf64>) -> (tensor<64x10xf32>, tensor<10xf64>)
+  // CHECK-NEXT: tdsl.allreduce "min" %{{.*}} : (tensor<?xi32>) -> tensor<?xi32>
+  %m = tdsl.allreduce "min" %x : (tensor<?xi32>) -> tensor<?xi32>
+  // CHECK-NEXT: tdsl.broadcast %{{.*}} from %{{.*}} : (tensor<?xi32>) -> tensor<?xi32>
+  %c = tdsl.broadcast %x from %r : (tensor<?xi32>) -> tensor<?xi32>
+  return
+}

@@ -31,6 +31,12 @@ void populateTDSLToLinalgConversionPatterns(
     const mlir::TypeConverter &converter, RuntimeCalls &rt,
     mlir::RewritePatternSet &patterns);
 
+/// Adds the patterns that lower world_size, world_rank, allreduce and
+/// broadcast to runtime calls (CollectivesToRuntime.cpp).
+void populateCollectivesToRuntimePatterns(const mlir::TypeConverter &converter,
+                                          RuntimeCalls &rt,
+                                          mlir::RewritePatternSet &patterns);
+
 } // namespace tdsl
 
 #endif // TDSL_CONVERSION_TDSLTOLINALG_TDSLTOLINALG_H

@@ -784,3 +784,22 @@ LogicalResult LoadOp::verify() {
            << type;
   return success();
 }
+
+/// Results of a collective have the types of its operands.
+static LogicalResult verifyCollective(Operation *op, TypeRange operands,
+                                      TypeRange results) {
+  if (!llvm::equal(operands, results))
+    return op->emitOpError("results must have the types of the operands");
+  return success();
+}
+
+LogicalResult AllReduceOp::verify() {
+  if (getKind() != "sum" && getKind() != "max" && getKind() != "min")
+    return emitOpError("kind must be \"sum\", \"max\" or \"min\", not \"")
+           << getKind() << "\"";
+  return verifyCollective(*this, getValues().getTypes(), getResultTypes());
+}
+
+LogicalResult BroadcastOp::verify() {
+  return verifyCollective(*this, getValues().getTypes(), getResultTypes());
+}

@@ -522,4 +522,73 @@ def TDSL_SaveOp : TDSL_Op<"save", [MemoryEffects<[MemWrite]>]> {
   let assemblyFormat = "$value `,` $path attr-dict `:` type($value)";
 }
 
+//===----------------------------------------------------------------------===//
+// Processes (MPI collectives)
+//===----------------------------------------------------------------------===//
+
+def TDSL_WorldSizeOp : TDSL_Op<"world_size", [Pure]> {
+  let summary = "the number of processes of the program";
+  let description = [{
+    1 for a program not started by mpirun.
+
+    ```mlir
+    %n = tdsl.world_size : i64
+    ```
+  }];
+  let results = (outs I64:$result);
+  let assemblyFormat = "attr-dict `:` type($result)";
+}
+
+def TDSL_WorldRankOp : TDSL_Op<"world_rank", [Pure]> {
+  let summary = "this process's rank, 0 to world_size - 1";
+  let description = [{
+    ```mlir
+    %r = tdsl.world_rank : i64
+    ```
+  }];
+  let results = (outs I64:$result);
+  let assemblyFormat = "attr-dict `:` type($result)";
+}
+
+def TDSL_AllReduceOp : TDSL_Op<"allreduce",
+    [MemoryEffects<[MemRead, MemWrite]>]> {
+  let summary = "reduce tensors across every process";
+  let description = [{
+    Each result is the element-wise `sum`, `max` or `min` over the processes
+    of its operand (for i1: or, or, and). Every process runs the same
+    collectives in the same order, with tensors of the same shapes. The
+    operands go in one message per element type (the fields of a model
+    together, as DDP buckets gradients).
+
+    ```mlir
+    %g:2 = tdsl.allreduce "sum" %w, %b : (tensor<64x10xf32>, tensor<10xf32>)
+           -> (tensor<64x10xf32>, tensor<10xf32>)
+    ```
+  }];
+  let arguments = (ins StrAttr:$kind, Variadic<TDSL_Tensor>:$values);
+  let results = (outs Variadic<TDSL_Tensor>:$results);
+  let assemblyFormat = [{
+    $kind $values attr-dict `:` functional-type($values, $results)
+  }];
+  let hasVerifier = 1;
+}
+
+def TDSL_BroadcastOp : TDSL_Op<"broadcast",
+    [MemoryEffects<[MemRead, MemWrite]>]> {
+  let summary = "every process gets the tensors of one";
+  let description = [{
+    Each result is process `root`'s operand, in every process.
+
+    ```mlir
+    %w = tdsl.broadcast %x from %root : (tensor<4xf32>) -> tensor<4xf32>
+    ```
+  }];
+  let arguments = (ins Variadic<TDSL_Tensor>:$values, I64:$root);
+  let results = (outs Variadic<TDSL_Tensor>:$results);
+  let assemblyFormat = [{
+    $values `from` $root attr-dict `:` functional-type($values, $results)
+  }];
+  let hasVerifier = 1;
+}
+
 #endif // TDSL_OPS_TD

@@ -222,8 +222,8 @@ TDSL_RUNTIME_EXPORT void tdsl_print_memref(int32_t dtype, int64_t rank,
                                            void *memref, const char *prefix,
                                            int32_t newline);
 
-/** While `on` is nonzero, every print is skipped (the REPL replays earlier
- *  inputs silently). */
+/** While `on` is nonzero, every print is skipped (the REPL's `:time` runs
+ *  its expression silently). */
 TDSL_RUNTIME_EXPORT void tdsl_set_quiet(int32_t on);
 TDSL_RUNTIME_EXPORT int32_t tdsl_is_quiet(void);
 
@@ -268,6 +268,7 @@ enum {
   TDSL_KIND_H2D = 1, /**< host-to-device copy */
   TDSL_KIND_D2H = 2, /**< device-to-host copy */
   TDSL_KIND_D2D = 3, /**< device-to-device copy */
+  TDSL_KIND_COLLECTIVE = 4, /**< an MPI collective (allreduce, broadcast) */
 };
 
 /** Registers a kernel (kind TDSL_KIND_KERNEL) named `name` at DSL location
@@ -423,6 +424,41 @@ TDSL_RUNTIME_EXPORT void tdsl_npy_write(const char *path, int32_t dtype,
 TDSL_RUNTIME_EXPORT void tdsl_init(int32_t argc, char **argv);
 
 #ifdef __cplusplus
+/*===-------------------- Processes: MPI collectives -------------------------===*/
+/*
+ * A program started by mpirun (OpenMPI, or any launcher that sets PMI_SIZE
+ * or PMIX_RANK) is one of world_size processes: the first collective loads
+ * libtdsl_mpi.so (built against the installed mpi.h; $TDSL_MPI_LIBRARY names
+ * another) and initializes MPI on the main thread. A program started
+ * otherwise is the only process: size 1, rank 0, and a collective returns
+ * its operands. Collectives run on the main thread only. With more than one
+ * process, a run-time error names the rank and stops every process
+ * (MPI_Abort).
+ */
+
+/** Reduction operators of tdsl_allreduce. */
+enum {
+  TDSL_REDUCE_SUM = 0, /**< for i1: or */
+  TDSL_REDUCE_MAX = 1,
+  TDSL_REDUCE_MIN = 2,
+};
+
+/** The number of processes and this one's rank (0-based). */
+TDSL_RUNTIME_EXPORT int64_t tdsl_world_size(const char *where);
+TDSL_RUNTIME_EXPORT int64_t tdsl_world_rank(const char *where);
+
+/** Reduces `n` buffers across the processes into `n` others, each a row of
+ *  `table` = {input pointer, output pointer, element count, dtype} (as
+ *  int64): one MPI call per element type, the buffers packed into one
+ *  (as DDP buckets gradients). Timed in the profile as "allreduce". */
+TDSL_RUNTIME_EXPORT void tdsl_allreduce(int64_t n, const int64_t *table,
+                                        int32_t op, const char *where);
+
+/** Copies rank `root`'s `n` input buffers to every process's outputs (the
+ *  rows of `table` as for tdsl_allreduce). */
+TDSL_RUNTIME_EXPORT void tdsl_broadcast(int64_t n, const int64_t *table,
+                                        int64_t root, const char *where);
+
 } /* extern "C" */
 #endif
 
