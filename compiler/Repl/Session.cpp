@@ -2,6 +2,7 @@
 #include "compiler/Repl/Session.h"
 #include "compiler/Codegen/Common/RuntimeCalls.h"
 #include "compiler/Driver/Driver.h"
+#include "compiler/Frontend/Lexer.h"
 #include "compiler/Frontend/Loader.h"
 #include "compiler/Frontend/Parser.h"
 #include "compiler/Frontend/Sema.h"
@@ -168,7 +169,11 @@ static llvm::StringSet<> identifiersIn(llvm::StringRef text) {
       out.insert(text.slice(i, j));
       i = j;
     } else if (isdigit(ch)) {
-      while (i < text.size() && (isalnum(text[i]) || text[i] == '.'))
+      // As the lexer: a '.' belongs to a number only before a digit, so
+      // `0..n` names n.
+      while (i < text.size() &&
+             (isalnum(text[i]) || text[i] == '_' ||
+              (text[i] == '.' && i + 1 < text.size() && isdigit(text[i + 1]))))
         ++i;
     } else {
       ++i;
@@ -183,7 +188,9 @@ static llvm::StringSet<> identifiersIn(llvm::StringRef text) {
 static void collectKept(const StmtList &stmts, bool topLevel,
                         const std::function<bool(llvm::StringRef)> &outer,
                         std::vector<std::pair<std::string, llvm::SMLoc>> &out) {
-  auto add = [&](const std::string &name, llvm::SMLoc loc) {
+  auto add = [&](llvm::StringRef binding, llvm::SMLoc loc) {
+    // `m.w = e` rebinds the model m.
+    std::string name = binding.split('.').first.str();
     auto it = llvm::find_if(out, [&](auto &k) { return k.first == name; });
     if (it != out.end())
       it->second = loc;
@@ -265,19 +272,21 @@ static std::string writeValue(llvm::StringRef name, const ValueStore::Value &v) 
   return "save(\"" + v.path + "\", " + value + ")\n";
 }
 
-void Session::addHidden(DiagEngine &diags, const std::string &text,
+bool Session::addHidden(DiagEngine &diags, const std::string &text,
                         StmtList &into, std::vector<Expr *> *exprs) {
   if (text.empty())
-    return;
+    return true;
   ModuleAST ignored;
   StmtList stmts;
-  parseReplBuffer(diags, addBuffer(text, "<session>"), ignored, stmts);
+  if (!parseReplBuffer(diags, addBuffer(text, "<session>"), ignored, stmts))
+    return false;
   for (auto &s : stmts) {
     if (exprs)
       if (auto *e = llvm::dyn_cast<ExprStmt>(s.get()))
         exprs->push_back(e->expr.get());
     into.push_back(std::move(s));
   }
+  return true;
 }
 
 bool Session::checkModelRedefinitions(DiagEngine &diags, const ModuleAST &decls) {
@@ -322,7 +331,8 @@ bool Session::assemble(unsigned bufferId, Compiled &c, bool wrap,
   for (auto &[name, v] : store.values())
     if (named.count(name)) {
       size_t first = entry->body.size();
-      addHidden(diags, readValue(name, v), entry->body);
+      if (!addHidden(diags, readValue(name, v), entry->body))
+        return false;
       if (first < entry->body.size() && v.origin.isValid())
         if (auto *let = llvm::dyn_cast<LetStmt>(entry->body[first].get())) {
           let->loc = v.origin;
@@ -354,11 +364,13 @@ bool Session::assemble(unsigned bufferId, Compiled &c, bool wrap,
   for (auto &[name, v] : c.kept) {
     // A failed write is reported at the binding.
     std::vector<Expr *> write;
-    addHidden(diags, writeValue(name, v), entry->body, &write);
+    if (!addHidden(diags, writeValue(name, v), entry->body, &write))
+      return false;
     for (Expr *e : write)
       relocate(*e, v.origin);
   }
-  addHidden(diags, epilogue, entry->body, probes);
+  if (!addHidden(diags, epilogue, entry->body, probes))
+    return false;
   program.main->functions.push_back(std::move(entry));
   return loadImports(diags, program, getStdlibSearchPath(options.includeDirs)) &&
          checkProgram(program, diags);
@@ -561,6 +573,9 @@ int Session::runChild(Compiled &c, const std::string &profileJson) {
                     SIGSYS, SIGXFSZ, SIGXCPU, SIGQUIT, SIGTERM, SIGHUP})
       signal(sig, SIG_DFL);
     // The child must not read (or, exiting, move) the session's input.
+    // The store's paths are the store's: not redirected by --compare's
+    // TDSL_SAVE_DIR.
+    unsetenv("TDSL_SAVE_DIR");
     int devNull = open("/dev/null", O_RDONLY);
     if (devNull >= 0)
       dup2(devNull, 0);
@@ -823,9 +838,15 @@ bool Session::loadNpy(llvm::StringRef name, llvm::StringRef path) {
     llvm::WithColor::error(llvm::errs(), "tdsl-repl") << msg << "\n";
     return false;
   };
+  // A name: letters, digits and '_', and to the lexer an identifier, not a
+  // keyword or a type.
   if (name.empty() || !(isalpha(name[0]) || name[0] == '_') ||
       !llvm::all_of(name, [](char ch) { return isalnum(ch) || ch == '_'; }))
     return error("'" + name + "' is not a name");
+  DiagEngine diags(srcMgr);
+  std::vector<Token> tokens = Lexer(diags, addBuffer(name, "<name>")).lexAll();
+  if (tokens.size() != 2 || tokens[0].kind != TokenKind::identifier)
+    return error("'" + name + "' is a keyword or a type, not a name");
   if (functions.count(name.str()))
     return error("'" + name + "' names a function or a model");
   auto info = readNpyHeader(path);

@@ -98,7 +98,7 @@ private:
                 Program &program, Expr *&shown, StringLitExpr *&prefix,
                 std::vector<Expr *> *probes = nullptr);
   /// Statements of a hidden buffer named `<session>`, appended to `into`.
-  void addHidden(DiagEngine &diags, const std::string &text, StmtList &into,
+  bool addHidden(DiagEngine &diags, const std::string &text, StmtList &into,
                  std::vector<Expr *> *exprs = nullptr);
   /// A model redefined with other fields while a value of it is live.
   bool checkModelRedefinitions(DiagEngine &diags, const ModuleAST &decls);

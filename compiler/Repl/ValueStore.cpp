@@ -6,9 +6,17 @@
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Process.h"
+#include "llvm/Support/Signals.h"
 
+#include <csignal>
 #include <cstdlib>
+#include <cstring>
+#include <iterator>
+
 #include <dirent.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 using namespace tdsl;
@@ -36,27 +44,64 @@ llvm::StringRef valueOf(llvm::StringRef header, llvm::StringRef key) {
   return rest.ltrim();
 }
 
-/// The store directories of this process, for removeValueStores.
-std::vector<std::string> &storeDirs() {
-  static std::vector<std::string> dirs;
-  return dirs;
+/// The stores of this process, for removeValueStores: an open descriptor
+/// and the path of each, in fixed storage a signal handler may read.
+struct StoreSlot {
+  int fd = -1;
+  char path[4096] = "";
+};
+StoreSlot storeSlots[8];
+volatile sig_atomic_t storeCount = 0;
+
+void registerStore(const std::string &dir) {
+  for (int i = 0; i < storeCount; ++i)
+    if (dir == storeSlots[i].path) {
+      close(storeSlots[i].fd);
+      storeSlots[i].fd = open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+      return;
+    }
+  if (storeCount == int(std::size(storeSlots)) || dir.size() >= 4096)
+    return;
+  StoreSlot &slot = storeSlots[storeCount];
+  std::memcpy(slot.path, dir.c_str(), dir.size() + 1);
+  slot.fd = open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  storeCount = storeCount + 1;
 }
+
+void unregisterStore(const std::string &dir) {
+  for (int i = 0; i < storeCount; ++i)
+    if (dir == storeSlots[i].path) {
+      close(storeSlots[i].fd);
+      storeSlots[i].fd = -1;
+      storeSlots[i].path[0] = 0;
+    }
+}
+
+void removeOnCrash(void *) { removeValueStores(); }
 
 } // namespace
 
 void tdsl::removeValueStores() {
-  for (const std::string &d : storeDirs()) {
-    if (DIR *dir = opendir(d.c_str())) {
-      char path[4096];
-      while (dirent *e = readdir(dir)) {
-        if (e->d_name[0] == '.')
-          continue;
-        snprintf(path, sizeof(path), "%s/%s", d.c_str(), e->d_name);
-        unlink(path);
-      }
-      closedir(dir);
+  // Only async-signal-safe calls: getdents64, unlinkat, rmdir.
+  static char buf[8192];
+  for (int i = 0; i < storeCount; ++i) {
+    StoreSlot &slot = storeSlots[i];
+    if (slot.fd < 0)
+      continue;
+    for (bool again = true; again;) {
+      again = false;
+      lseek(slot.fd, 0, SEEK_SET);
+      long n;
+      while ((n = syscall(SYS_getdents64, slot.fd, buf, sizeof(buf))) > 0)
+        for (long off = 0; off < n;) {
+          auto *d = reinterpret_cast<struct dirent64 *>(buf + off);
+          off += d->d_reclen;
+          if (d->d_name[0] == '.')
+            continue;
+          again |= unlinkat(slot.fd, d->d_name, 0) == 0;
+        }
     }
-    rmdir(d.c_str());
+    rmdir(slot.path);
   }
 }
 
@@ -72,7 +117,11 @@ llvm::Expected<NpyInfo> tdsl::readNpyHeader(llvm::StringRef path) {
   if (data.size() < 10 || !data.starts_with("\x93NUMPY"))
     return fail("not a .npy file");
   uint8_t major = data[6];
+  if (major < 1 || major > 3)
+    return fail("unknown .npy version " + llvm::Twine(int(major)));
   size_t lenBytes = major == 1 ? 2 : 4;
+  if (data.size() < 8 + lenBytes)
+    return fail("truncated header");
   size_t headerLen = 0;
   for (size_t i = 0; i < lenBytes; ++i)
     headerLen |= size_t(uint8_t(data[8 + i])) << (8 * i);
@@ -102,6 +151,8 @@ llvm::Expected<NpyInfo> tdsl::readNpyHeader(llvm::StringRef path) {
     if (part.getAsInteger(10, n) || n < 0)
       return fail("bad shape '(" + shape + ")'");
     info.shape.push_back(n);
+    if (n != 0 && count > (int64_t(1) << 60) / n)
+      return fail("shape (" + shape + ") is too large");
     count *= n;
   }
   info.dataBytes = count * elemBytes(info.descr);
@@ -114,7 +165,7 @@ ValueStore::~ValueStore() {
   clear();
   if (!dir.empty()) {
     llvm::sys::fs::remove(dir);
-    llvm::erase(storeDirs(), dir);
+    unregisterStore(dir);
   }
 }
 
@@ -135,8 +186,18 @@ llvm::Expected<unsigned> ValueStore::begin() {
       return llvm::createStringError("cannot create the session's value "
                                      "store in '" + where + "': " + ec.message());
     dir = std::string(made);
-    storeDirs().push_back(dir);
+    static bool onCrash = (llvm::sys::AddSignalHandler(removeOnCrash, nullptr), true);
+    (void)onCrash;
+  } else if (!llvm::sys::fs::is_directory(dir)) {
+    // Removed under us (a logout's RemoveIPC, a cleaner): values already
+    // kept are gone (their reads will say so), new ones go to a new one.
+    if (auto ec = llvm::sys::fs::create_directory(dir))
+      return llvm::createStringError("cannot create the session's value "
+                                     "store '" + dir + "': " + ec.message());
   }
+  // Values are private to the user.
+  chmod(dir.c_str(), 0700);
+  registerStore(dir);
   return ++serial;
 }
 

@@ -33,8 +33,8 @@ struct NpyInfo {
   int64_t dataBytes = 0;
 };
 
-/// Deletes every store of the process (from a signal handler: it uses
-/// only opendir, unlink and rmdir).
+/// Deletes every store of the process; safe in a signal handler (it calls
+/// getdents64, unlinkat and rmdir on descriptors opened beforehand).
 void removeValueStores();
 
 /// Reads the header of a .npy file.

@@ -147,6 +147,8 @@ void interruptChild(int) {
 }
 
 void removeStoresAndExit(int sig) {
+  if (replChildPid > 0)
+    kill(replChildPid, SIGKILL);
   removeValueStores();
   _exit(128 + sig);
 }
