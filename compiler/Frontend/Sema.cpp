@@ -53,6 +53,7 @@ bool Checker::run() {
     for (auto &fn : m->functions)
       checkFunction(*fn);
   }
+  checkCollectiveCalls();
   if (FunctionDecl *mainFn = functions.lookup("main")) {
     if (!mainFn->params.empty())
       diags.error(mainFn->params.front().loc,
@@ -1101,6 +1102,9 @@ FunctionDecl *Checker::lookupFunction(StringRef name) {
 
 Type Checker::checkUserCall(CallExpr &e, FunctionDecl &fn) {
   e.target = &fn;
+  calls.push_back({currentFn, &fn});
+  if (parallelDepth + indexDepth > 0)
+    parallelCalls.push_back({&fn, e.loc});
   bool ok = true;
   for (CallArg &a : e.args)
     ok &= !check(*a.value).isError();

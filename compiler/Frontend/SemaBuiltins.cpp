@@ -450,12 +450,34 @@ Type Checker::checkSave(CallExpr &e) {
 /// world_size() and world_rank() are i64; like the collectives they run on
 /// the main thread, so not in a 'parallel for' body.
 Type Checker::checkWorld(CallExpr &e) {
-  if (parallelDepth > 0) {
+  if (parallelDepth + indexDepth > 0) {
     diags.error(e.loc, "'" + e.callee + "' cannot be used inside a 'parallel "
-                       "for' body: processes talk on the main thread");
+                       "for' body or an index-notation expression: processes "
+                       "talk on the main thread");
     return Type::error();
   }
+  if (currentFn)
+    collectiveUse.try_emplace(currentFn, e.loc);
   return Type::scalar(ElemKind::I64);
+}
+
+/// A function that uses a collective, itself or through the functions it
+/// calls, cannot be called from parallel code either.
+void Checker::checkCollectiveCalls() {
+  for (bool grew = true; grew;) {
+    grew = false;
+    for (auto [caller, callee] : calls)
+      if (caller && collectiveUse.count(callee) && !collectiveUse.count(caller))
+        grew = collectiveUse.try_emplace(caller, collectiveUse[callee]).second;
+  }
+  for (auto [callee, loc] : parallelCalls)
+    if (auto it = collectiveUse.find(callee); it != collectiveUse.end()) {
+      diags.error(loc, "'" + callee->qualifiedName() + "' uses processes' "
+                       "collectives and cannot be called inside a 'parallel "
+                       "for' body or an index-notation expression: processes "
+                       "talk on the main thread");
+      diags.note(it->second, "a collective is used here");
+    }
 }
 
 /// allreduce(x), allreduce(x, "max" | "min" | "sum"), broadcast(x, root): x

@@ -10,6 +10,7 @@
 
 #include "compiler/Frontend/Sema.h"
 
+#include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringSet.h"
 
@@ -137,6 +138,7 @@ private:
   Type checkLoad(CallExpr &e);
   Type checkSave(CallExpr &e);
   Type checkWorld(CallExpr &e);
+  void checkCollectiveCalls();
   Type checkCollective(CallExpr &e);
   Type checkGrad(CallExpr &e);
   Type checkIndex(IndexExpr &e);
@@ -176,6 +178,15 @@ private:
   std::vector<llvm::StringMap<VarInfo>> scopes;
   std::vector<ControlFrame> controlFrames;
   unsigned parallelDepth = 0;
+  /// How many index-notation right-hand sides and reduction bodies enclose
+  /// the expression being checked (element-wise code, like parallel bodies).
+  unsigned indexDepth = 0;
+  /// Collectives run on the main thread only: where each function first
+  /// uses one, the calls between functions, and calls made in parallel
+  /// code, checked once every function is (checkCollectiveCalls).
+  llvm::DenseMap<const FunctionDecl *, SMLoc> collectiveUse;
+  std::vector<std::pair<const FunctionDecl *, const FunctionDecl *>> calls;
+  std::vector<std::pair<const FunctionDecl *, SMLoc>> parallelCalls;
   /// How many tensor literals enclose the one being checked.
   unsigned tensorLitDepth = 0;
   /// Index variables of the enclosing index-notation definitions/reductions.

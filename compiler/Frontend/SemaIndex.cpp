@@ -30,7 +30,9 @@ void Checker::checkIndexDef(IndexDefStmt &def) {
     ok = checkUpdateTarget(def, target) && checkPositions(def, targetType) && ok;
   pushScope();
   std::vector<std::string> added = declareIndices(def, targetType, ok);
+  ++indexDepth;
   Type t = check(*def.value);
+  --indexDepth;
   ok &= !t.isError();
   if (ok && (t.isTensor || t.elem == ElemKind::String || t.isVoid())) {
     diags.error(def.value->loc,
@@ -271,7 +273,9 @@ Type Checker::checkReduce(ReduceExpr &e) {
     indexInfo[v.name] = known;
     added.push_back(v.name);
   }
+  ++indexDepth;
   Type body = check(*e.body);
+  --indexDepth;
   bool ok = !body.isError();
   for (const std::string &n : added) {
     if (!indexInfo[n].known && ok) {

@@ -86,21 +86,33 @@ Status connect(World &w) {
   w.mpi = true;
   // From now on an error in any process stops them all, naming its rank.
   setFatalHooks(annotateRank, abortWorld);
+  if (w.size > 1)
+    setProfileRank(w.rank, w.size);
+  // An MPI that does not match the launcher starts each process alone.
+  for (const char *v : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE"})
+    if (const char *n = std::getenv(v); n && std::atoll(n) != w.size)
+      return Status::error(format(
+          "the launcher started %s processes, but MPI sees %lld: "
+          "libtdsl_mpi.so was built for another MPI than the one of mpirun",
+          n, (long long)w.size));
   return Status();
 }
 
 bool onMainThread() { return syscall(SYS_gettid) == getpid(); }
 
+/// The world, connected to MPI on first use when started by a launcher.
+/// Without one, any thread may ask (nothing to talk to); with one, the
+/// compiler keeps collectives out of parallel code and this is a backstop.
 World &world(const char *where, const char *what) {
+  static const bool launched = startedByLauncher();
+  if (!launched)
+    return world_;
   if (!onMainThread())
     fatal(where, format("'%s' runs on the main thread only: not inside a "
                         "'parallel for' or a function called from one",
                         what));
   static std::once_flag once;
-  std::call_once(once, [&] {
-    if (startedByLauncher())
-      exitOnError(connect(world_), where);
-  });
+  std::call_once(once, [&] { exitOnError(connect(world_), where); });
   return world_;
 }
 
@@ -158,16 +170,18 @@ Status collective(const World &w, int64_t n, const int64_t *table, Send send,
     StatusOr<void *> staging = allocate(total * elem);
     TDSL_TRY(staging.status());
     char *p = static_cast<char *>(*staging);
-    for (Row *r : group) {
-      std::memcpy(p, r->out, size_t(r->count * elem));
-      p += r->count * elem;
-    }
+    for (Row *r : group)
+      if (r->count > 0) {
+        std::memcpy(p, r->out, size_t(r->count * elem));
+        p += r->count * elem;
+      }
     Status sent = send(*staging, total, dtype);
     p = static_cast<char *>(*staging);
-    for (Row *r : group) {
-      std::memcpy(r->out, p, size_t(r->count * elem));
-      p += r->count * elem;
-    }
+    for (Row *r : group)
+      if (r->count > 0) {
+        std::memcpy(r->out, p, size_t(r->count * elem));
+        p += r->count * elem;
+      }
     tdsl_free(*staging);
     TDSL_TRY(sent);
   }

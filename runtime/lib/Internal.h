@@ -124,6 +124,9 @@ private:
 /// every fatal message, and `abortAll` stops every process instead of this
 /// one's _exit.
 void setFatalHooks(void (*annotate)(std::string &), void (*abortAll)());
+/// With several processes: the profile says which one it is, and its JSON
+/// file gets `.rank<r>` before the extension.
+void setProfileRank(int64_t rank, int64_t size);
 
 /// The DSL position tdsl_alloc_site gave for this thread's next allocation
 /// (null if none), and forgets it: CPU and GPU allocations report with it.

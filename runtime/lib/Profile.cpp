@@ -44,6 +44,9 @@ Profile &profile() {
 void reportAtExit() { tdsl_profile_report(); }
 
 std::atomic<void (*)()> flushHook{nullptr};
+/// This process's rank and the number of processes, when there are several
+/// (setProfileRank); -1: one process.
+int64_t profileRank = -1, profileWorld = 1;
 
 /// Starts the run clock when the library loads and arms the exit report.
 [[maybe_unused]] const bool armed = [] {
@@ -131,13 +134,20 @@ void printTable(const std::vector<Row> &rows, int64_t runNs) {
   for (const auto &line : cells)
     for (size_t c = 0; c < line.size(); ++c)
       width[c] = std::max(width[c], line[c].size());
-  size_t copies = 0;
-  for (const Row &r : rows)
-    copies += r.k->kind != TDSL_KIND_KERNEL;
-  size_t kernels = rows.size() - copies;
+  size_t copies = 0, collectives = 0;
+  for (const Row &r : rows) {
+    copies += r.k->kind != TDSL_KIND_KERNEL && r.k->kind != TDSL_KIND_COLLECTIVE;
+    collectives += r.k->kind == TDSL_KIND_COLLECTIVE;
+  }
+  size_t kernels = rows.size() - copies - collectives;
   std::string out = format("tdsl profile: %zu kernel%s", kernels, kernels == 1 ? "" : "s");
   if (copies)
     out += format(", %zu cop%s", copies, copies == 1 ? "y" : "ies");
+  if (collectives)
+    out += format(", %zu collective%s", collectives, collectives == 1 ? "" : "s");
+  if (profileRank >= 0)
+    out += format(", rank %lld of %lld", (long long)profileRank,
+                  (long long)profileWorld);
   out += format(", run %.3f ms\n", runNs * 1e-6);
   for (const auto &line : cells) {
     std::string text;
@@ -239,6 +249,11 @@ void tdsl_kernel_record(int32_t id, double ms, double flops, double bytes) {
 
 void tdsl::rt::setProfileFlushHook(void (*hook)()) { flushHook = hook; }
 
+void tdsl::rt::setProfileRank(int64_t rank, int64_t size) {
+  profileRank = rank;
+  profileWorld = size;
+}
+
 void tdsl_profile_enable(int32_t on) {
   Profile &p = profile();
   std::lock_guard<std::mutex> lock(p.mutex);
@@ -281,8 +296,18 @@ void tdsl_profile_report(void) {
   std::vector<Row> rows = makeRows(snapshot, runNs);
   if (enabled)
     printTable(rows, runNs);
-  if (!jsonPath.empty())
+  if (!jsonPath.empty()) {
+    // One file per process: `p.json` is `p.rank1.json` for rank 1.
+    if (profileRank >= 0) {
+      std::string tag = format(".rank%lld", (long long)profileRank);
+      size_t dot = jsonPath.rfind('.'), slash = jsonPath.rfind('/');
+      if (dot == std::string::npos || (slash != std::string::npos && dot < slash))
+        jsonPath += tag;
+      else
+        jsonPath.insert(dot, tag);
+    }
     writeJson(jsonPath, rows, runNs);
+  }
 }
 
 void tdsl_profile_reset(void) {

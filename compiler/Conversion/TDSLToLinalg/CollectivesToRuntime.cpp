@@ -35,6 +35,16 @@ struct WorldLowering : OpConversionPattern<Op> {
   tdsl::RuntimeCalls &rt;
 };
 
+/// Whether the runtime has a dtype for every element type of `types`
+/// (reported on `op` otherwise).
+LogicalResult checkDTypes(Operation *op, TypeRange types) {
+  for (Type t : types)
+    if (!tdsl::getDType(cast<RankedTensorType>(t).getElementType()))
+      return op->emitOpError("cannot send elements of type ")
+             << cast<RankedTensorType>(t).getElementType();
+  return success();
+}
+
 /// Calls `fn` with the table of `values` (converted operands whose tdsl
 /// types are `types`) and `extra` arguments after it; returns the results.
 SmallVector<Value> callWithTable(ConversionPatternRewriter &rw, Location loc,
@@ -69,6 +79,7 @@ SmallVector<Value> callWithTable(ConversionPatternRewriter &rw, Location loc,
     Value out = memref::AllocOp::create(
         rw, loc, MemRefType::get(tt.getShape(), tt.getElementType()), dyn);
     auto dtype = tdsl::getDType(cast<RankedTensorType>(type).getElementType());
+    assert(dtype && "checked by checkDTypes");
     put(i, 0, address(in));
     put(i, 1, address(out));
     put(i, 2, count);
@@ -95,6 +106,8 @@ struct AllReduceLowering : OpConversionPattern<t::AllReduceOp> {
       : OpConversionPattern(tc, ctx), rt(rt) {}
   LogicalResult matchAndRewrite(t::AllReduceOp op, OpAdaptor adaptor,
                                 ConversionPatternRewriter &rw) const override {
+    if (failed(checkDTypes(op, op.getValues().getTypes())))
+      return failure();
     int32_t kind = op.getKind() == "max"   ? TDSLReduceMax
                    : op.getKind() == "min" ? TDSLReduceMin
                                            : TDSLReduceSum;
@@ -114,6 +127,8 @@ struct BroadcastLowering : OpConversionPattern<t::BroadcastOp> {
       : OpConversionPattern(tc, ctx), rt(rt) {}
   LogicalResult matchAndRewrite(t::BroadcastOp op, OpAdaptor adaptor,
                                 ConversionPatternRewriter &rw) const override {
+    if (failed(checkDTypes(op, op.getValues().getTypes())))
+      return failure();
     rw.replaceOp(op, callWithTable(rw, op.getLoc(), rt,
                                    tdsl::RuntimeFn::tdsl_broadcast,
                                    adaptor.getValues(), op.getValues().getTypes(),

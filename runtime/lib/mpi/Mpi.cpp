@@ -14,6 +14,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <type_traits>
 
 #define TDSL_MPI_EXPORT extern "C" __attribute__((visibility("default")))
 
@@ -67,12 +68,27 @@ void reduceHalf(void *in, void *inout, int *len, MPI_Datatype *) {
   auto *b = static_cast<uint16_t *>(inout);
   for (int i = 0; i < *len; ++i) {
     float x = halfToFloat(a[i], BF), y = halfToFloat(b[i], BF);
-    float r = Op == TDSL_REDUCE_SUM ? x + y
+    float r = Op == TDSL_REDUCE_SUM || x != x || y != y ? x + y
               : Op == TDSL_REDUCE_MAX ? std::max(x, y)
                                       : std::min(x, y);
     b[i] = floatToHalf(r, BF);
   }
 }
+
+/// max and min of f32 and f64 that keep NaN (MPI_MAX and MPI_MIN may
+/// drop it, depending on the rank that holds it), as TDSL's max and min do.
+template <typename T, int Op>
+void reduceFloat(void *in, void *inout, int *len, MPI_Datatype *) {
+  auto *a = static_cast<const T *>(in);
+  auto *b = static_cast<T *>(inout);
+  for (int i = 0; i < *len; ++i) {
+    T x = a[i], y = b[i];
+    b[i] = x != x || y != y ? x + y
+           : Op == TDSL_REDUCE_MAX ? std::max(x, y)
+                                   : std::min(x, y);
+  }
+}
+MPI_Op floatOps[2][2]; // [f64][max, min]
 
 int fail(char *err, size_t len, const char *what, int code) {
   char text[MPI_MAX_ERROR_STRING] = "";
@@ -96,12 +112,11 @@ bool typeOf(int32_t dtype, int32_t op, MPI_Datatype &type, MPI_Op &mop,
       mop = halfOps[dtype == TDSL_BF16][op];
     return true;
   case TDSL_F32:
-    type = MPI_FLOAT;
-    size = 4;
-    return true;
   case TDSL_F64:
-    type = MPI_DOUBLE;
-    size = 8;
+    type = dtype == TDSL_F64 ? MPI_DOUBLE : MPI_FLOAT;
+    size = dtype == TDSL_F64 ? 8 : 4;
+    if (op == TDSL_REDUCE_MAX || op == TDSL_REDUCE_MIN)
+      mop = floatOps[dtype == TDSL_F64][op == TDSL_REDUCE_MIN];
     return true;
   case TDSL_I1: // a sum or max of truth values is "any", a min "all"
     type = MPI_C_BOOL;
@@ -147,9 +162,15 @@ void finalize() {
 
 TDSL_MPI_EXPORT int tdsl_mpi_init(int64_t *size, int64_t *rank, char *err,
                                   size_t len) {
+  // A host program may have started MPI already: then it also ends it.
+  int started = 0;
+  MPI_Initialized(&started);
   int provided = 0;
-  if (int rc = MPI_Init_thread(nullptr, nullptr, MPI_THREAD_FUNNELED, &provided))
-    return fail(err, len, "MPI_Init_thread", rc);
+  if (!started) {
+    if (int rc = MPI_Init_thread(nullptr, nullptr, MPI_THREAD_FUNNELED, &provided))
+      return fail(err, len, "MPI_Init_thread", rc);
+    std::atexit(finalize);
+  }
   // Errors come back as codes, reported by the runtime with the DSL place.
   MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
   int s = 1, r = 0;
@@ -165,7 +186,10 @@ TDSL_MPI_EXPORT int tdsl_mpi_init(int64_t *size, int64_t *rank, char *err,
   MPI_Op_create(&reduceHalf<true, TDSL_REDUCE_SUM>, 1, &halfOps[1][0]);
   MPI_Op_create(&reduceHalf<true, TDSL_REDUCE_MAX>, 1, &halfOps[1][1]);
   MPI_Op_create(&reduceHalf<true, TDSL_REDUCE_MIN>, 1, &halfOps[1][2]);
-  std::atexit(finalize);
+  MPI_Op_create(&reduceFloat<float, TDSL_REDUCE_MAX>, 1, &floatOps[0][0]);
+  MPI_Op_create(&reduceFloat<float, TDSL_REDUCE_MIN>, 1, &floatOps[0][1]);
+  MPI_Op_create(&reduceFloat<double, TDSL_REDUCE_MAX>, 1, &floatOps[1][0]);
+  MPI_Op_create(&reduceFloat<double, TDSL_REDUCE_MIN>, 1, &floatOps[1][1]);
   return 0;
 }
 
@@ -207,7 +231,11 @@ TDSL_MPI_EXPORT int tdsl_mpi_broadcast(void *buf, int64_t count, int32_t dtype,
 }
 
 TDSL_MPI_EXPORT void tdsl_mpi_abort(int code) {
-  MPI_Abort(MPI_COMM_WORLD, code);
+  // An error after MPI_Finalize (in an exit handler) ends this process only.
+  int done = 0;
+  MPI_Finalized(&done);
+  if (!done)
+    MPI_Abort(MPI_COMM_WORLD, code);
   std::_Exit(code);
 }
 
@@ -215,5 +243,4 @@ TDSL_MPI_EXPORT void tdsl_mpi_abort(int code) {
 #define TDSL_CHECK_SIGNATURE(name, ret, params)                                \
   static_assert(std::is_same_v<decltype(&name), ret(*) params>,                \
                 #name " differs from MpiBridge.h");
-#include <type_traits>
 TDSL_MPI_FUNCTIONS(TDSL_CHECK_SIGNATURE)

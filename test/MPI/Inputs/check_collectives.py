@@ -60,6 +60,9 @@ expected = {
     "sm-b": np.full(4, sum(r + 1 for r in ranks), dtype=np.float64),
     "sbig": red(lambda r: np.arange(100003, dtype=np.float32) + np.float32(r), "sum"),
     "semp": np.zeros(0, dtype=np.float32),
+    "anan": np.full(2, np.nan, dtype=np.float32),
+    "inan": np.full(2, np.nan, dtype=np.float64),
+    "hnan": np.full(2, np.nan, dtype=np.float16),
     "bc": np.arange(3, dtype=np.float64) + 10.0 * (n - 1),
     "bm-a": np.ones((2, 3), dtype=np.float32),
     "bm-b": np.ones(4, dtype=np.float64),
@@ -67,7 +70,7 @@ expected = {
 bad = []
 for name, want in expected.items():
     got = np.load(os.path.join(d, "out-%s.npy" % name))
-    if got.dtype != want.dtype or got.shape != want.shape or not np.array_equal(got, want):
+    if got.dtype != want.dtype or got.shape != want.shape or not np.array_equal(got, want, equal_nan=got.dtype.kind == "f"):
         bad.append("%s: got %s %s %r, want %s %s %r" % (
             name, got.dtype, got.shape, got.ravel()[:6], want.dtype, want.shape, want.ravel()[:6]))
 if bad:
