@@ -208,20 +208,29 @@ int64_t tdsl_world_rank(const char *where) {
   return world(where, "world_rank").rank;
 }
 
-void tdsl_allreduce(int64_t n, const int64_t *table, int32_t op,
-                    const char *where) {
-  const World &w = world(where, "allreduce");
-  timed("allreduce", where, [&](double &bytes) {
+/// A collective over the table: `name` in the profile, `send` one MPI call
+/// through the bridge (buffer, count, dtype, error text).
+template <typename Send>
+static void runCollective(const char *name, const char *where, const World &w,
+                          int64_t n, const int64_t *table, Send send) {
+  timed(name, where, [&](double &bytes) {
     return collective(
         w, n, table,
         [&](void *buf, int64_t count, int32_t dtype) {
           char err[512] = "";
-          return w.tdsl_mpi_allreduce(buf, count, dtype, op, err, sizeof(err))
-                     ? Status::error(err)
-                     : Status();
+          return send(buf, count, dtype, err) ? Status::error(err) : Status();
         },
         bytes);
   });
+}
+
+void tdsl_allreduce(int64_t n, const int64_t *table, int32_t op,
+                    const char *where) {
+  const World &w = world(where, "allreduce");
+  runCollective("allreduce", where, w, n, table,
+                [&](void *buf, int64_t count, int32_t dtype, char *err) {
+                  return w.tdsl_mpi_allreduce(buf, count, dtype, op, err, 512);
+                });
 }
 
 void tdsl_broadcast(int64_t n, const int64_t *table, int64_t root,
@@ -230,15 +239,8 @@ void tdsl_broadcast(int64_t n, const int64_t *table, int64_t root,
   if (root < 0 || root >= w.size)
     fatal(where, format("broadcast from rank %lld, but the ranks are 0..%lld",
                         (long long)root, (long long)w.size - 1));
-  timed("broadcast", where, [&](double &bytes) {
-    return collective(
-        w, n, table,
-        [&](void *buf, int64_t count, int32_t dtype) {
-          char err[512] = "";
-          return w.tdsl_mpi_broadcast(buf, count, dtype, root, err, sizeof(err))
-                     ? Status::error(err)
-                     : Status();
-        },
-        bytes);
-  });
+  runCollective("broadcast", where, w, n, table,
+                [&](void *buf, int64_t count, int32_t dtype, char *err) {
+                  return w.tdsl_mpi_broadcast(buf, count, dtype, root, err, 512);
+                });
 }

@@ -17,6 +17,8 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 
+#include <type_traits>
+
 using namespace mlir;
 namespace t = tdsl::ir;
 
@@ -101,38 +103,28 @@ SmallVector<Value> callWithTable(ConversionPatternRewriter &rw, Location loc,
   return results;
 }
 
-struct AllReduceLowering : OpConversionPattern<t::AllReduceOp> {
-  AllReduceLowering(const TypeConverter &tc, MLIRContext *ctx, tdsl::RuntimeCalls &rt)
-      : OpConversionPattern(tc, ctx), rt(rt) {}
-  LogicalResult matchAndRewrite(t::AllReduceOp op, OpAdaptor adaptor,
+/// allreduce and broadcast: the table call, with the reduction operator
+/// (TDSL_REDUCE_* of tdsl/Runtime.h) or the root after the table.
+template <typename Op>
+struct CollectiveLowering : OpConversionPattern<Op> {
+  CollectiveLowering(const TypeConverter &tc, MLIRContext *ctx, tdsl::RuntimeCalls &rt)
+      : OpConversionPattern<Op>(tc, ctx), rt(rt) {}
+  LogicalResult matchAndRewrite(Op op, typename Op::Adaptor adaptor,
                                 ConversionPatternRewriter &rw) const override {
     if (failed(checkDTypes(op, op.getValues().getTypes())))
       return failure();
-    int32_t kind = op.getKind() == "max"   ? TDSLReduceMax
-                   : op.getKind() == "min" ? TDSLReduceMin
-                                           : TDSLReduceSum;
-    rw.replaceOp(op, callWithTable(rw, op.getLoc(), rt,
-                                   tdsl::RuntimeFn::tdsl_allreduce,
-                                   adaptor.getValues(), op.getValues().getTypes(),
-                                   {tdsl::i32Const(rw, op.getLoc(), kind)}));
-    return success();
-  }
-  // TDSL_REDUCE_* of tdsl/Runtime.h.
-  static constexpr int32_t TDSLReduceSum = 0, TDSLReduceMax = 1, TDSLReduceMin = 2;
-  tdsl::RuntimeCalls &rt;
-};
-
-struct BroadcastLowering : OpConversionPattern<t::BroadcastOp> {
-  BroadcastLowering(const TypeConverter &tc, MLIRContext *ctx, tdsl::RuntimeCalls &rt)
-      : OpConversionPattern(tc, ctx), rt(rt) {}
-  LogicalResult matchAndRewrite(t::BroadcastOp op, OpAdaptor adaptor,
-                                ConversionPatternRewriter &rw) const override {
-    if (failed(checkDTypes(op, op.getValues().getTypes())))
-      return failure();
-    rw.replaceOp(op, callWithTable(rw, op.getLoc(), rt,
-                                   tdsl::RuntimeFn::tdsl_broadcast,
-                                   adaptor.getValues(), op.getValues().getTypes(),
-                                   {adaptor.getRoot()}));
+    Value extra;
+    tdsl::RuntimeFn fn;
+    if constexpr (std::is_same_v<Op, t::AllReduceOp>) {
+      fn = tdsl::RuntimeFn::tdsl_allreduce;
+      int32_t kind = op.getKind() == "max" ? 1 : op.getKind() == "min" ? 2 : 0;
+      extra = tdsl::i32Const(rw, op.getLoc(), kind);
+    } else {
+      fn = tdsl::RuntimeFn::tdsl_broadcast;
+      extra = adaptor.getRoot();
+    }
+    rw.replaceOp(op, callWithTable(rw, op.getLoc(), rt, fn, adaptor.getValues(),
+                                   op.getValues().getTypes(), {extra}));
     return success();
   }
   tdsl::RuntimeCalls &rt;
@@ -145,6 +137,7 @@ void tdsl::populateCollectivesToRuntimePatterns(const TypeConverter &converter,
                                                 RewritePatternSet &patterns) {
   patterns.add<WorldLowering<t::WorldSizeOp, RuntimeFn::tdsl_world_size>,
                WorldLowering<t::WorldRankOp, RuntimeFn::tdsl_world_rank>,
-               AllReduceLowering, BroadcastLowering>(converter,
-                                                     patterns.getContext(), rt);
+               CollectiveLowering<t::AllReduceOp>,
+               CollectiveLowering<t::BroadcastOp>>(converter, patterns.getContext(),
+                                                   rt);
 }

@@ -151,6 +151,18 @@ int64_t pieceSize() {
   return piece;
 }
 
+/// Runs `call(pointer, count)` on `buf` in pieces of at most pieceSize()
+/// elements of `size` bytes.
+template <typename Call>
+int inPieces(void *buf, int64_t count, size_t size, char *err, size_t len,
+             const char *what, Call call) {
+  for (int64_t done = 0, piece = pieceSize(); done < count; done += piece)
+    if (int rc = call(static_cast<char *>(buf) + done * int64_t(size),
+                      int(std::min(count - done, piece))))
+      return fail(err, len, what, rc);
+  return 0;
+}
+
 void finalize() {
   int done = 0;
   MPI_Finalized(&done);
@@ -203,13 +215,11 @@ TDSL_MPI_EXPORT int tdsl_mpi_allreduce(void *buf, int64_t count, int32_t dtype,
                   dtype, op);
     return 1;
   }
-  for (int64_t done = 0, piece = pieceSize(); done < count; done += piece) {
-    int n = int(std::min(count - done, piece));
-    if (int rc = MPI_Allreduce(MPI_IN_PLACE, static_cast<char *>(buf) + done * size,
-                               n, type, mop, MPI_COMM_WORLD))
-      return fail(err, len, "MPI_Allreduce", rc);
-  }
-  return 0;
+  return inPieces(buf, count, size, err, len, "MPI_Allreduce",
+                  [&](char *p, int n) {
+                    return MPI_Allreduce(MPI_IN_PLACE, p, n, type, mop,
+                                         MPI_COMM_WORLD);
+                  });
 }
 
 TDSL_MPI_EXPORT int tdsl_mpi_broadcast(void *buf, int64_t count, int32_t dtype,
@@ -221,13 +231,9 @@ TDSL_MPI_EXPORT int tdsl_mpi_broadcast(void *buf, int64_t count, int32_t dtype,
     std::snprintf(err, len, "no MPI type for dtype %d", dtype);
     return 1;
   }
-  for (int64_t done = 0, piece = pieceSize(); done < count; done += piece) {
-    int n = int(std::min(count - done, piece));
-    if (int rc = MPI_Bcast(static_cast<char *>(buf) + done * size, n, type,
-                           int(root), MPI_COMM_WORLD))
-      return fail(err, len, "MPI_Bcast", rc);
-  }
-  return 0;
+  return inPieces(buf, count, size, err, len, "MPI_Bcast", [&](char *p, int n) {
+    return MPI_Bcast(p, n, type, int(root), MPI_COMM_WORLD);
+  });
 }
 
 TDSL_MPI_EXPORT void tdsl_mpi_abort(int code) {
