@@ -4,8 +4,9 @@
 //         -> emit a stage | link an executable | JIT and run
 //
 // tdslc and tdsl-repl build their programs differently (a file; the
-// session's definitions and replayed inputs) and then call these steps in
-// this order, so both compile the same program to the same code.
+// session's definitions, reads of its kept values and the input) and then
+// call these steps in this order, so both compile the same program to the
+// same code.
 //
 //===----------------------------------------------------------------------===//
 #ifndef TDSL_DRIVER_DRIVER_H
