@@ -159,8 +159,13 @@ TDSL_RUNTIME_EXPORT void tdsl_npy_read(const char *path, int32_t dtype,
     n *= sizes[d];
   // An empty tensor has no buffer on either side (null), and memcpy's
   // arguments must not be null even for 0 bytes.
+  // A mapped file moves onto the program's buffer when that is page-aligned
+  // (large buffers are): reading a large .npy copies nothing.
+  size_t bytes = size_t(n * tdsl_dtype_size(dtype));
+  if (n > 0 && tdsl::rt::moveMapping(entry.second, out, bytes))
+    return;
   if (n > 0)
-    std::memcpy(out, entry.second, n * tdsl_dtype_size(dtype));
+    std::memcpy(out, entry.second, bytes);
   tdsl_free(entry.second);
 }
 

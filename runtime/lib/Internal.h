@@ -148,6 +148,11 @@ StatusOr<void *> allocate(int64_t bytes);
 /// Maps `bytes` of file `fd` from `offset` (a page multiple) copy-on-write,
 /// as a block tdsl_free releases; null if the map fails.
 void *mapFile(int fd, int64_t offset, size_t bytes);
+/// Moves a block from mapFile of `bytes` onto the page-aligned block `to`
+/// of at least that size (mremap), so that `to` holds the file's data
+/// without a copy, and forgets `from`. False, changing nothing, when that
+/// cannot be done (the caller copies then).
+bool moveMapping(void *from, void *to, size_t bytes);
 /// Arrays of at least this many bytes are mapped rather than read.
 constexpr size_t kMapThreshold = size_t(1) << 20;
 

@@ -3,6 +3,7 @@
 
 #include <atomic>
 #include <cstdlib>
+#include <cstring>
 #include <mutex>
 #include <unordered_map>
 
@@ -94,6 +95,29 @@ void *tdsl::rt::mapFile(int fd, int64_t offset, size_t bytes) {
   mappedBlocks[p] = bytes;
   ++mappedCount;
   return p;
+}
+
+bool tdsl::rt::moveMapping(void *from, void *to, size_t bytes) {
+  constexpr uintptr_t kPage = 4096;
+  size_t whole = bytes & ~size_t(kPage - 1);
+  if (reinterpret_cast<uintptr_t>(to) % kPage != 0 || whole == 0)
+    return false;
+  std::lock_guard<std::mutex> guard(mappedLock);
+  auto it = mappedBlocks.find(from);
+  if (it == mappedBlocks.end() || it->second != bytes)
+    return false;
+  // The whole pages move onto `to` (replacing its pages); the rest of the
+  // last page is copied, then the old mapping's remains are unmapped.
+  if (mremap(from, whole, whole, MREMAP_MAYMOVE | MREMAP_FIXED, to) == MAP_FAILED)
+    return false;
+  char *tail = static_cast<char *>(from) + whole;
+  if (bytes > whole) {
+    std::memcpy(static_cast<char *>(to) + whole, tail, bytes - whole);
+    munmap(tail, kPage);
+  }
+  mappedBlocks.erase(it);
+  --mappedCount;
+  return true;
 }
 
 void tdsl_free(void *ptr) {

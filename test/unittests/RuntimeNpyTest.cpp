@@ -211,6 +211,37 @@ TEST_F(RuntimeNpy, LargeArraysArePageAlignedAndMapped) {
   EXPECT_LT(header, 4096u);
 }
 
+// Generated code reads a static-shaped file in two steps: tdsl_npy_shape
+// (which maps a large file) and tdsl_npy_read into the program's buffer.
+// A page-aligned buffer gets the mapping moved onto it (no copy); the data
+// is the file's, the last partial page included, and writes stay private.
+TEST_F(RuntimeNpy, LargeReadsMoveTheMappingOntoTheBuffer) {
+  std::vector<float> v(4 * 1024 * 1024 + 3); // 16 MiB + 12 bytes
+  std::iota(v.begin(), v.end(), 1.0f);
+  MemRef m(v.data(), {int64_t(v.size())});
+  std::string p = path("big.npy");
+  tdsl_npy_save(p.c_str(), TDSL_F32, 1, m.get(), nullptr);
+  std::string file = readFile(p);
+
+  int64_t sizes[1] = {-1};
+  tdsl_npy_shape(p.c_str(), TDSL_F32, 1, sizes, nullptr);
+  ASSERT_EQ(sizes[0], int64_t(v.size()));
+  void *out = tdsl_alloc(int64_t(v.size() * 4));
+  ASSERT_EQ(reinterpret_cast<uintptr_t>(out) % 4096, 0u);
+  tdsl_npy_read(p.c_str(), TDSL_F32, 1, sizes, out, nullptr);
+  EXPECT_EQ(std::memcmp(out, v.data(), v.size() * 4), 0);
+  static_cast<float *>(out)[v.size() - 1] = -1.0f;
+  static_cast<float *>(out)[0] = -1.0f;
+  EXPECT_EQ(readFile(p), file);
+  tdsl_free(out);
+
+  // A buffer that is not page-aligned gets a copy.
+  tdsl_npy_shape(p.c_str(), TDSL_F32, 1, sizes, nullptr);
+  std::vector<float> copy(v.size() + 1);
+  tdsl_npy_read(p.c_str(), TDSL_F32, 1, sizes, copy.data() + 1, nullptr);
+  EXPECT_EQ(std::memcmp(copy.data() + 1, v.data(), v.size() * 4), 0);
+}
+
 TEST_F(RuntimeNpy, ReadsFilesWrittenByNumpy) {
   if (!haveNumpy())
     GTEST_SKIP() << kPython << " has no numpy";
