@@ -193,6 +193,7 @@ TDSL_RUNTIME_EXPORT void tdsl_init(int32_t argc, char **argv) {
   // The run starts here, not when the library was loaded (a JIT loads it
   // before compiling).
   tdsl_profile_reset();
+  tdsl::rt::keepFreedMemory();
   std::signal(SIGFPE, onArithmeticTrap);
   for (int32_t i = 1; i < argc; ++i) {
     const char *a = argv[i];

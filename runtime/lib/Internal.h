@@ -145,6 +145,9 @@ Status checkDtypeAndRank(int32_t dtype, int64_t rank, const char *what);
 /// tdsl_alloc's allocation: 64-byte aligned, never null when ok. Takes the
 /// thread's allocation site (takeAllocSite), where its errors are reported.
 StatusOr<void *> allocate(int64_t bytes);
+/// Tunes glibc's malloc for tensors: freed memory is kept for reuse rather
+/// than returned and faulted in again (tdsl_init calls it).
+void keepFreedMemory();
 /// Maps `bytes` of file `fd` from `offset` (a page multiple) copy-on-write,
 /// as a block tdsl_free releases; null if the map fails.
 void *mapFile(int fd, int64_t offset, size_t bytes);
