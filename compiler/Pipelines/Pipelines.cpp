@@ -74,8 +74,8 @@ void buildTDSLTransformPipeline(OpPassManager &pm) {
   pm.addPass(createSimplify());
 }
 
-void buildTDSLToLinalgPipeline(OpPassManager &pm) {
-  pm.addPass(createConvertTDSLToLinalg());
+void buildTDSLToLinalgPipeline(OpPassManager &pm, bool shareRandomBlocks) {
+  pm.addPass(createConvertTDSLToLinalg({shareRandomBlocks}));
   // Inlining first lets the callers' static shapes reach every op; nested
   // generics become loops before any CSE could merge their linalg.index ops.
   addUpstream(pm, "inline{default-pipeline=},symbol-dce");
@@ -144,7 +144,7 @@ void buildCPUToLLVMPipeline(OpPassManager &pm,
 void buildCPUPipeline(OpPassManager &pm, const CPUPipelineOptions &options,
                       CPUStage stopAfter) {
   buildTDSLTransformPipeline(pm);
-  buildTDSLToLinalgPipeline(pm);
+  buildTDSLToLinalgPipeline(pm, /*shareRandomBlocks=*/options.optLevel > 0);
   if (stopAfter == CPUStage::Linalg)
     return;
   buildCPUTilingPipeline(pm, options);
@@ -337,7 +337,7 @@ void registerTDSLPipelines() {
                              buildTDSLTransformPipeline);
   PassPipelineRegistration<>("tdsl-to-linalg",
                              "Lower tdsl to linalg and fuse element-wise ops",
-                             buildTDSLToLinalgPipeline);
+                             [](OpPassManager &pm) { buildTDSLToLinalgPipeline(pm); });
   PassPipelineRegistration<CPUPipelineCLOptions>(
       "tdsl-cpu-tile", "Tile linalg ops into scf.forall for the CPU",
       [](OpPassManager &pm, const CPUPipelineCLOptions &o) {

@@ -26,8 +26,9 @@ enum class CPUStage { Linalg, Tiled, Bufferized, LLVMDialect };
 void buildTDSLTransformPipeline(mlir::OpPassManager &pm);
 
 /// tdsl -> linalg/tensor/scf, then fusion of element-wise producers and
-/// consumers. Registered as `tdsl-to-linalg`.
-void buildTDSLToLinalgPipeline(mlir::OpPassManager &pm);
+/// consumers; `shareRandomBlocks` (the CPU above -O0) lets draws in loops
+/// share Philox blocks. Registered as `tdsl-to-linalg` (without).
+void buildTDSLToLinalgPipeline(mlir::OpPassManager &pm, bool shareRandomBlocks = false);
 
 /// Tiling of parallel loops into scf.forall (skipped at -O0). Registered as
 /// `tdsl-cpu-tile`.

@@ -791,10 +791,13 @@ namespace {
 
 struct ConvertTDSLToLinalgPass
     : tdsl::impl::ConvertTDSLToLinalgBase<ConvertTDSLToLinalgPass> {
+  using ConvertTDSLToLinalgBase::ConvertTDSLToLinalgBase;
   void runOnOperation() override {
     ModuleOp module = getOperation();
     if (failed(tdsl::lowerStructuredOps(module)))
       return signalPassFailure();
+    if (shareRandomBlocks)
+      tdsl::shareRandomBlocks(module);
 
     MLIRContext *ctx = &getContext();
     tdsl::SignlessTypeConverter converter;

@@ -23,6 +23,12 @@ mlir::Value buildCombine(mlir::OpBuilder &b, mlir::Location loc, Combine kind,
 /// leaving the scalar tdsl ops of their bodies for the type conversion.
 mlir::LogicalResult lowerStructuredOps(mlir::ModuleOp module);
 
+/// Between the two steps of convert-tdsl-to-linalg on the CPU: the draws
+/// (tdsl.random) of the scf.for loops under `root` at counters a * i + b
+/// read tables of Philox blocks computed once per strip of the loop
+/// (ShareRandomBlocks.cpp, also the pass tdsl-share-random-blocks).
+void shareRandomBlocks(mlir::Operation *root);
+
 } // namespace tdsl
 
 #endif // TDSL_CONVERSION_TDSLTOLINALG_LOWERSTRUCTUREDOPS_H

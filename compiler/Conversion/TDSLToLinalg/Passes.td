@@ -28,12 +28,58 @@ def ConvertTDSLToLinalg : Pass<"convert-tdsl-to-linalg", "mlir::ModuleOp"> {
            ins(%a, %b : ...) outs(%e : ...) { arith.addf ... }
     ```
   }];
+  let options = [
+    Option<"shareRandomBlocks", "share-random-blocks", "bool", /*default=*/"false",
+           "Between the two steps, draws of loops share their Philox blocks "
+           "(tdsl-share-random-blocks; the CPU pipeline above -O0)">,
+  ];
   let dependentDialects = [
     "mlir::linalg::LinalgDialect", "mlir::tensor::TensorDialect",
     "mlir::arith::ArithDialect", "mlir::math::MathDialect",
     "mlir::scf::SCFDialect", "mlir::func::FuncDialect",
     "mlir::memref::MemRefDialect", "mlir::bufferization::BufferizationDialect",
     "mlir::LLVM::LLVMDialect"
+  ];
+}
+
+def ShareRandomBlocks : Pass<"tdsl-share-random-blocks", "mlir::func::FuncOp"> {
+  let summary = "Draws of a loop at counters a * i + b share their Philox blocks";
+  let description = [{
+    A `tdsl.random` in an `scf.for` (step 1) whose counter is `a * i + b`
+    (`a` a power of two dividing the 16G values of a group of 16 blocks, `b`
+    invariant in the loop) computes a whole Philox4x32-10 block per value
+    and uses W of its 4 words. The loop is cut into strips of S = 16G / a
+    iterations aligned so that a strip's counters start a group; each strip
+    first computes the 16 blocks of the groups its counters fall in into a
+    stack table (a loop over blocks that vectorizes), and the draws read
+    their values from it. Draws with the same seed, kind, `a` and invariant
+    terms whose constants differ by at most `a` (`uniform(s, 2 * i)` and
+    `uniform(s, 2 * i + 1)`) share one table. Iterations before the first
+    and after the last whole strip run the loop as it was, so values,
+    their order and short loops are unchanged. Loops whose bodies make
+    tensors or hold more than 400 ops are left alone (the body is copied
+    three times). On the CPU pipeline above -O0 it runs inside
+    convert-tdsl-to-linalg (`share-random-blocks`), between the lowering of
+    the ops with regions (a reducing `parallel for`'s chunks become such
+    loops) and the conversion of the scalar ops; alone, on loops of tdsl
+    ops, for tests.
+
+    ```mlir
+    // before
+    scf.for %i = %lb to %ub step %c1 iter_args(%acc = %z) -> (i64) {
+      %k = arith.index_cast %i : index to i64
+      %x = tdsl.random uniform %seed, %k : i64, i64 -> f32
+      ...
+    // after (head and tail loops as before, around)
+    scf.for %i0 = %alb to %aub step %c64 iter_args(...) {
+      scf.for %j = %c0 to %c64 step %c1 { ... 16 Philox blocks ... memref.store }
+      scf.for %i = %i0 to %i0_64 step %c1 iter_args(...) {
+        %x = memref.load %table[...] : memref<64xf32>
+    ```
+  }];
+  let dependentDialects = [
+    "mlir::memref::MemRefDialect", "mlir::arith::ArithDialect",
+    "mlir::math::MathDialect", "mlir::scf::SCFDialect"
   ];
 }
 

@@ -207,6 +207,17 @@ Value tdsl::buildRandomAt(OpBuilder &b, Location loc, Value seed, Value block,
   return valueOf(r, w, type, normal);
 }
 
+SmallVector<Value> tdsl::buildRandomSlots(OpBuilder &b, Location loc, Value seed,
+                                          Value block, FloatType type, bool normal) {
+  RngBuilder r{b, loc};
+  std::array<Value, 4> x = philoxBlock(r, seed, block);
+  int words = randomWordsPerValue(type, normal);
+  SmallVector<Value> values;
+  for (int s = 0; s < 4 / words; ++s)
+    values.push_back(valueOf(r, ArrayRef<Value>(x).slice(s * words, words), type, normal));
+  return values;
+}
+
 Value tdsl::buildRandom(OpBuilder &b, Location loc, Value seed, Value counter,
                         FloatType type, bool normal) {
   // Value k: with G = 4 / W values per block, c = k / 16G, p = k % 16G, the

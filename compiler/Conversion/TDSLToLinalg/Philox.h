@@ -26,6 +26,12 @@ mlir::Value buildRandomAt(mlir::OpBuilder &b, mlir::Location loc, mlir::Value se
                           mlir::Value block, mlir::Value slot, mlir::FloatType type,
                           bool normal);
 
+/// The 4 / W values of block `block` (i64), slot 0 first: what
+/// buildRandomAt gives for each slot, from one Philox computation.
+llvm::SmallVector<mlir::Value> buildRandomSlots(mlir::OpBuilder &b, mlir::Location loc,
+                                                mlir::Value seed, mlir::Value block,
+                                                mlir::FloatType type, bool normal);
+
 /// The 32-bit words a value takes: 1 (uniform f32), 2 (uniform f64, normal
 /// f32) or 4 (normal f64).
 int randomWordsPerValue(mlir::FloatType type, bool normal);
