@@ -2,13 +2,16 @@
 #include "Internal.h"
 
 #include <atomic>
+#include <cstdint>
 #include <cstdlib>
-#include <malloc.h>
 #include <cstring>
+#include <malloc.h>
+#include <map>
 #include <mutex>
 #include <unordered_map>
 
 #include <sys/mman.h>
+#include <unistd.h>
 
 using namespace tdsl::rt;
 
@@ -54,6 +57,95 @@ const char *tdsl::rt::takeAllocSite() {
   return where;
 }
 
+namespace {
+/// Freed blocks of kCachedMin bytes and more, kept for a later allocation of
+/// about their size. glibc maps such blocks with mmap of their own and
+/// unmaps them when freed (its mmap threshold cannot go above 32 MiB), so a
+/// loop making a new 256 MiB tensor per iteration would have the kernel zero
+/// and map 256 MiB every time: the first touch took as long as the work.
+class BlockCache {
+public:
+  static constexpr size_t kCachedMin = size_t(32) << 20;
+
+  /// A kept block of `size` to `size` + 1/8 bytes, or null.
+  void *take(size_t size) {
+    std::lock_guard<std::mutex> guard(lock);
+    auto it = freeBlocks.lower_bound(size);
+    if (it == freeBlocks.end() || it->first > size + size / 8)
+      return nullptr;
+    void *ptr = it->second;
+    liveBlocks[ptr] = it->first;
+    freeBytes -= it->first;
+    freeBlocks.erase(it);
+    return ptr;
+  }
+  void added(void *ptr, size_t size) {
+    std::lock_guard<std::mutex> guard(lock);
+    liveBlocks[ptr] = size;
+    liveCount.store(liveBlocks.size(), std::memory_order_relaxed);
+  }
+  /// Keeps `ptr` if it is a live block; false if it is not one.
+  bool keep(void *ptr) {
+    if (liveCount.load(std::memory_order_relaxed) == 0)
+      return false;
+    std::lock_guard<std::mutex> guard(lock);
+    auto it = liveBlocks.find(ptr);
+    if (it == liveBlocks.end())
+      return false;
+    size_t size = it->second;
+    liveBlocks.erase(it);
+    liveCount.store(liveBlocks.size(), std::memory_order_relaxed);
+    freeBlocks.emplace(size, ptr);
+    freeBytes += size;
+    // Over the limit: the largest blocks go first.
+    while (freeBytes > limit() && !freeBlocks.empty()) {
+      auto last = std::prev(freeBlocks.end());
+      freeBytes -= last->first;
+      std::free(last->second);
+      freeBlocks.erase(last);
+    }
+    return true;
+  }
+  /// Gives every kept block back (before an allocation is retried).
+  bool release() {
+    std::lock_guard<std::mutex> guard(lock);
+    bool any = !freeBlocks.empty();
+    for (auto &[size, ptr] : freeBlocks)
+      std::free(ptr);
+    freeBlocks.clear();
+    freeBytes = 0;
+    return any;
+  }
+
+private:
+  /// $TDSL_BLOCK_CACHE_MB, else an eighth of the memory, at most 2 GiB.
+  size_t limit() {
+    if (limitBytes == SIZE_MAX) {
+      if (const char *mb = std::getenv("TDSL_BLOCK_CACHE_MB")) {
+        limitBytes = size_t(std::strtoull(mb, nullptr, 10)) << 20;
+      } else {
+        long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
+        size_t ram = pages > 0 && page > 0 ? size_t(pages) * size_t(page) : 0;
+        limitBytes = std::min(ram / 8, size_t(2) << 30);
+      }
+    }
+    return limitBytes;
+  }
+
+  std::mutex lock;
+  std::unordered_map<void *, size_t> liveBlocks;
+  std::atomic<size_t> liveCount{0};
+  std::multimap<size_t, void *> freeBlocks;
+  size_t freeBytes = 0;
+  size_t limitBytes = SIZE_MAX;
+};
+
+BlockCache &blockCache() {
+  static BlockCache *cache = new BlockCache; // never destroyed: frees at exit
+  return *cache;
+}
+} // namespace
+
 StatusOr<void *> tdsl::rt::allocate(int64_t bytes) {
   const char *where = takeAllocSite();
   if (bytes < 0)
@@ -62,17 +154,25 @@ StatusOr<void *> tdsl::rt::allocate(int64_t bytes) {
   void *ptr = nullptr;
   // Zero bytes still gets a real block so the pointer is unique and freeable.
   size_t size = bytes == 0 ? kAlignment : static_cast<size_t>(bytes);
+  bool cached = size >= BlockCache::kCachedMin;
+  if (cached && (ptr = blockCache().take(size)))
+    return ptr;
   // Large tensors on transparent huge pages: a fresh tensor is mapped on
   // first touch, and 4 KiB pages cost a fault each (16K for 64 MiB, more
   // time than filling it); 2 MiB pages cost one per 2 MiB.
   bool huge = size >= kHugeThreshold;
-  if (posix_memalign(&ptr, huge ? kHugePage : kAlignment, size) != 0 || !ptr)
+  auto tryAlloc = [&] {
+    return posix_memalign(&ptr, huge ? kHugePage : kAlignment, size) == 0 && ptr;
+  };
+  if (!tryAlloc() && !(cached && blockCache().release() && tryAlloc()))
     return Status::errorAt(
         where, format("out of memory allocating %lld bytes", (long long)bytes));
 #ifdef MADV_HUGEPAGE
   if (huge)
     (void)madvise(ptr, size & ~(kHugePage - 1), MADV_HUGEPAGE);
 #endif
+  if (cached)
+    blockCache().added(ptr, size);
   return ptr;
 }
 
@@ -149,5 +249,6 @@ void tdsl_free(void *ptr) {
       return;
     }
   }
-  std::free(ptr);
+  if (!blockCache().keep(ptr))
+    std::free(ptr);
 }

@@ -24,6 +24,33 @@ TEST(RuntimeMemory, ZeroByteAllocationsAreDistinct) {
   tdsl_free(b);
 }
 
+// Blocks of 32 MiB and more are kept when freed and given to the next
+// allocation of 1 to 9/8 of their size, pages and contents as they were (a
+// fresh block from the system would read as zeros).
+TEST(RuntimeMemory, LargeFreedBlocksAreReused) {
+  constexpr int64_t kMiB = int64_t(1) << 20;
+  auto *a = static_cast<unsigned char *>(tdsl_alloc(40 * kMiB));
+  std::memset(a, 0xab, size_t(40 * kMiB));
+  tdsl_free(a);
+  auto *b = static_cast<unsigned char *>(tdsl_alloc(36 * kMiB));
+  EXPECT_EQ(b, a);
+  EXPECT_EQ(b[0], 0xab);
+  EXPECT_EQ(b[36 * kMiB - 1], 0xab);
+  // Live blocks are never handed out twice; a block of a size far from
+  // any kept one is new.
+  auto *c = static_cast<unsigned char *>(tdsl_alloc(36 * kMiB));
+  EXPECT_NE(c, b);
+  tdsl_free(b);
+  auto *d = static_cast<unsigned char *>(tdsl_alloc(33 * kMiB));
+  EXPECT_NE(d, b);
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(d) % 64, 0u);
+  auto *e = static_cast<unsigned char *>(tdsl_alloc(40 * kMiB));
+  EXPECT_EQ(e, b);
+  tdsl_free(c);
+  tdsl_free(d);
+  tdsl_free(e);
+}
+
 TEST(RuntimeMemory, DtypeSizes) {
   EXPECT_EQ(tdsl_dtype_size(TDSL_F16), 2);
   EXPECT_EQ(tdsl_dtype_size(TDSL_BF16), 2);
