@@ -82,14 +82,14 @@ func.func @small(%x: tensor<8xf32>, %y: tensor<8xf32>) -> tensor<8xf32> {
   return %r : tensor<8xf32>
 }
 
-// A row reduction: 1x16 slices reduced along the vector into the row's
-// accumulator.
+// A row reduction: 8 rows at a time, 16 elements of each per step, the
+// reduction loop innermost.
 // CHECK-LABEL: func.func @rowsum(
-// CHECK: scf.for
-// CHECK: scf.for
-// CHECK: %[[V:.*]] = vector.transfer_read %{{.*}} : tensor<1x16xf32>, vector<1x16xf32>
-// CHECK: %[[A:.*]] = vector.transfer_read %{{.*}} : tensor<1xf32>, vector<1xf32>
-// CHECK: vector.multi_reduction <add>, %[[V]], %[[A]] [1] : vector<1x16xf32> to vector<1xf32>
+// CHECK: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %c8
+// CHECK: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %c16
+// CHECK: %[[V:.*]] = vector.transfer_read %{{.*}} : tensor<8x16xf32>, vector<8x16xf32>
+// CHECK: %[[A:.*]] = vector.transfer_read %{{.*}} : tensor<8xf32>, vector<8xf32>
+// CHECK: vector.multi_reduction <add>, %[[V]], %[[A]] [1] : vector<8x16xf32> to vector<8xf32>
 func.func @rowsum(%x: tensor<16x64xf32>, %acc: tensor<16xf32>) -> tensor<16xf32> {
   %r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]}
       ins(%x : tensor<16x64xf32>) outs(%acc : tensor<16xf32>) {
@@ -98,6 +98,40 @@ func.func @rowsum(%x: tensor<16x64xf32>, %acc: tensor<16xf32>) -> tensor<16xf32>
     linalg.yield %m : f32
   } -> tensor<16xf32>
   return %r : tensor<16xf32>
+}
+
+// A column reduction: its loops swapped so the vectors are rows of x (not
+// read transposed), 64 outputs a tile, one row per step of the inner loop.
+// CHECK-LABEL: func.func @colsum(
+// CHECK: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %c64
+// CHECK: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %c1
+// CHECK: %[[V:.*]] = vector.transfer_read %{{.*}} : tensor<1x64xf32>, vector<1x64xf32>
+// CHECK-NOT: permutation_map
+// CHECK: %[[A:.*]] = vector.transfer_read %{{.*}} : tensor<64xf32>, vector<64xf32>
+// CHECK: vector.multi_reduction <add>, %[[V]], %[[A]] [0] : vector<1x64xf32> to vector<64xf32>
+func.func @colsum(%x: tensor<16x128xf32>, %acc: tensor<128xf32>) -> tensor<128xf32> {
+  %r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d1, d0)>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]}
+      ins(%x : tensor<16x128xf32>) outs(%acc : tensor<128xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %m = arith.addf %out, %in : f32
+    linalg.yield %m : f32
+  } -> tensor<128xf32>
+  return %r : tensor<128xf32>
+}
+
+// Matrix-vector products: A @ x takes 8 rows by 16 columns a step (a
+// contraction into 8 outputs), x @ A 64 columns of one row a step.
+// CHECK-LABEL: func.func @matvec(
+// CHECK: vector.contract {{.*}} : vector<8x16xf32>, vector<16xf32> into vector<8xf32>
+// CHECK-LABEL: func.func @vecmat(
+// CHECK: vector.contract {{.*}} : vector<1xf32>, vector<1x64xf32> into vector<64xf32>
+func.func @matvec(%a: tensor<32x64xf32>, %x: tensor<64xf32>, %y: tensor<32xf32>) -> tensor<32xf32> {
+  %r = linalg.matvec ins(%a, %x : tensor<32x64xf32>, tensor<64xf32>) outs(%y : tensor<32xf32>) -> tensor<32xf32>
+  return %r : tensor<32xf32>
+}
+func.func @vecmat(%x: tensor<32xf32>, %a: tensor<32x128xf32>, %y: tensor<128xf32>) -> tensor<128xf32> {
+  %r = linalg.vecmat ins(%x, %a : tensor<32xf32>, tensor<32x128xf32>) outs(%y : tensor<128xf32>) -> tensor<128xf32>
+  return %r : tensor<128xf32>
 }
 
 // Shapes known only at run time: tiled by 16 (the last tile clamped) and

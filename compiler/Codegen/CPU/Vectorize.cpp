@@ -87,6 +87,24 @@ bool hasConstantReductionLoop(linalg::LinalgOp op) {
   return false;
 }
 
+/// The loop that indexes the last dimension of `op`'s input of the highest
+/// rank (when that rank is at least 2 and the index is a plain loop).
+std::optional<unsigned> innerLoopOfWidestInput(linalg::LinalgOp op) {
+  OpOperand *widest = nullptr;
+  for (OpOperand *in : op.getDpsInputOperands()) {
+    int64_t rank = op.getRank(in);
+    if (rank >= 2 && (!widest || rank > op.getRank(widest)))
+      widest = in;
+  }
+  if (!widest)
+    return std::nullopt;
+  AffineMap map = op.getMatchingIndexingMap(widest);
+  auto dim = dyn_cast<AffineDimExpr>(map.getResults().back());
+  if (!dim)
+    return std::nullopt;
+  return dim.getPosition();
+}
+
 struct VectorizePass : tdsl::impl::VectorizeBase<VectorizePass> {
   using Base::Base;
 
@@ -111,8 +129,57 @@ struct VectorizePass : tdsl::impl::VectorizeBase<VectorizePass> {
       sizes[parallel.back()] = 2 * vectorWidth;
       return sizes;
     }
+    if (!reduction.empty() && parallel.size() == 1) {
+      // One output loop (x @ A, A @ x, row or column sums): its vectors run
+      // along the dimension that the widest input keeps contiguous. When
+      // that is the output's, each step of the reduction adds into 4
+      // vectors of outputs (4 independent chains: more steps per tile made
+      // longer chains and ran slower, 2 vectors too); when it is the
+      // reduction's, `rows` outputs take a vector of it at a time (added
+      // across rows after a transpose), instead of one output reducing a
+      // vector across its lanes at every step. Measured on 2048 x 2048 f32
+      // (1 thread): x @ v 4.4 -> 0.7 ms, v @ x 1.0 -> 0.6 ms, row sums
+      // 2.2 -> 0.8 ms, column sums 1.1 -> 0.6 ms.
+      if (std::optional<unsigned> inner = innerLoopOfWidestInput(op)) {
+        unsigned red = reduction.back();
+        if (*inner == parallel.front()) {
+          sizes[parallel.front()] = 4 * vectorWidth;
+        } else if (*inner == red) {
+          sizes[parallel.front()] = contractionRows;
+          sizes[red] = vectorWidth;
+        }
+        return sizes;
+      }
+    }
     sizes[n - 1] = vectorWidth;
     return sizes;
+  }
+
+  /// A generic with one output loop that its widest input keeps contiguous
+  /// (column sums) with its reduction loops moved first: the vectorizer
+  /// gives vectors the loops' order, and reads them as they lie in memory
+  /// (rows of the output's lanes added together) instead of transposed.
+  static linalg::LinalgOp reductionsFirst(RewriterBase &rw, linalg::LinalgOp op) {
+    auto generic = dyn_cast<linalg::GenericOp>(op.getOperation());
+    if (!generic)
+      return op;
+    SmallVector<utils::IteratorType> iters = op.getIteratorTypesArray();
+    SmallVector<unsigned> order;
+    for (unsigned i = 0; i < iters.size(); ++i)
+      if (iters[i] == utils::IteratorType::reduction)
+        order.push_back(i);
+    if (order.empty() || order.size() + 1 != iters.size())
+      return op;
+    unsigned par = 0;
+    while (iters[par] != utils::IteratorType::parallel)
+      ++par;
+    std::optional<unsigned> inner = innerLoopOfWidestInput(op);
+    if (!inner || *inner != par || par > order.front())
+      return op;
+    order.push_back(par);
+    rw.setInsertionPoint(generic);
+    FailureOr<linalg::GenericOp> swapped = linalg::interchangeGenericOp(rw, generic, order);
+    return succeeded(swapped) ? cast<linalg::LinalgOp>(swapped->getOperation()) : op;
   }
 
   void runOnOperation() override {
@@ -124,6 +191,7 @@ struct VectorizePass : tdsl::impl::VectorizeBase<VectorizePass> {
     });
     IRRewriter rw(&getContext());
     for (linalg::LinalgOp op : ops) {
+      op = reductionsFirst(rw, op);
       SmallVector<int64_t> sizes = registerTile(op);
       SmallVector<int64_t> ranges = op.getStaticLoopRanges();
       // Loops already no larger than the tile need no scf.for.
@@ -140,6 +208,15 @@ struct VectorizePass : tdsl::impl::VectorizeBase<VectorizePass> {
       if (needTiling) {
         scf::SCFTilingOptions options;
         options.setTileSizes(tileSizes);
+        // Reduction loops innermost, whatever the op's order (see
+        // reductionsFirst), so accumulators stay in registers across them.
+        SmallVector<int64_t> order;
+        SmallVector<utils::IteratorType> iters = op.getIteratorTypesArray();
+        for (bool red : {false, true})
+          for (unsigned i = 0; i < iters.size(); ++i)
+            if ((iters[i] == utils::IteratorType::reduction) == red)
+              order.push_back(i);
+        options.setInterchange(order);
         rw.setInsertionPoint(op);
         auto tiled = scf::tileUsingSCF(rw, cast<TilingInterface>(op.getOperation()),
                                        options);
