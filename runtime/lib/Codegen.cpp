@@ -217,6 +217,7 @@ TDSL_RUNTIME_EXPORT void tdsl_init(int32_t argc, char **argv) {
                            "' (try --help)").c_str());
     }
   }
+  tdsl::rt::startWorkers();
 }
 
 } // extern "C"

@@ -148,6 +148,9 @@ StatusOr<void *> allocate(int64_t bytes);
 /// Tunes glibc's malloc for tensors: freed memory is kept for reuse rather
 /// than returned and faulted in again (tdsl_init calls it).
 void keepFreedMemory();
+/// Starts oneTBB's scheduler and worker threads (tdsl_init, after the
+/// thread count is known), so that no kernel's time includes it.
+void startWorkers();
 /// Maps `bytes` of file `fd` from `offset` (a page multiple) copy-on-write,
 /// as a block tdsl_free releases; null if the map fails.
 void *mapFile(int fd, int64_t offset, size_t bytes);

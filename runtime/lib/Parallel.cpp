@@ -93,6 +93,15 @@ void tdsl_parallel_for(int64_t lb, int64_t ub, int64_t grain,
                     });
 }
 
+void tdsl::rt::startWorkers() {
+  exitOnError(initFromEnv(), nullptr);
+  // One task per allowed thread: TBB makes its arena and worker threads on
+  // the first parallel loop (about half a millisecond here), which would
+  // otherwise be counted in the program's first kernel.
+  int64_t n = tdsl_get_num_threads();
+  tbb::parallel_for(int64_t(0), n, [](int64_t) {});
+}
+
 void tdsl_set_num_threads(int32_t n) {
   ThreadLimit &limit = threadLimit();
   std::lock_guard<std::mutex> lock(limit.mutex);
