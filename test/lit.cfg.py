@@ -16,6 +16,9 @@ bin_dir = os.path.join(config.tdsl_obj_root, "bin")
 config.environment["PATH"] = os.pathsep.join(
     [bin_dir, config.llvm_tools_dir, config.environment.get("PATH", os.environ.get("PATH", ""))])
 config.environment["TDSL_STDLIB_PATH"] = os.path.join(config.tdsl_src_root, "stdlib")
+# No tuning cache unless a test names one: what a developer tuned on this
+# machine must not change what the tests see.
+config.environment["TDSL_TUNE_CACHE"] = ""
 
 config.substitutions.append(("%tdsl_src", config.tdsl_src_root))
 config.substitutions.append(("%examples", os.path.join(config.tdsl_src_root, "examples")))

@@ -95,6 +95,8 @@ void buildCPUTilingPipeline(OpPassManager &pm,
   pm.addPass(createTimeKernels());
   if (options.optLevel == 0)
     return;
+  if (!options.tuneCache.empty())
+    pm.addPass(createApplyTuning({options.tuneCache, options.tuneMachine}));
   pm.addNestedPass<func::FuncOp>(createSplitReduction());
   pm.addNestedPass<func::FuncOp>(createCollapseDims());
   pm.addNestedPass<func::FuncOp>(
@@ -280,9 +282,17 @@ struct CPUPipelineCLOptions
   Option<int64_t> elementwiseTile{*this, "elementwise-tile",
                                   llvm::cl::desc("elements of an element-wise task"),
                                   llvm::cl::init(16384)};
+  Option<std::string> tuneCache{*this, "tune-cache",
+                                 llvm::cl::desc("the tuner's cache file (tdslc --tune)"),
+                                 llvm::cl::init("")};
+  Option<std::string> tuneMachine{*this, "tune-machine",
+                                   llvm::cl::desc("the machine's key in the tuner's cache"),
+                                   llvm::cl::init("")};
   CPUPipelineOptions get() const {
     CPUPipelineOptions o;
     o.optLevel = optLevel;
+    o.tuneCache = tuneCache;
+    o.tuneMachine = tuneMachine;
     o.vectorWidth = vectorWidth;
     o.contractionRows = contractionRows;
     o.contractionTile = contractionTile;

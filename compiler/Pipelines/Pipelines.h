@@ -16,6 +16,10 @@ struct CPUPipelineOptions {
   int64_t contractionRows = 8;  // rows of a contraction's register tile
   int64_t contractionTile = 64; // side of a contraction's parallel tile
   int64_t elementwiseTile = 16384; // elements of an element-wise task
+  /// The tuner's cache and this machine's key in it (tdsl-apply-tuning);
+  /// no cache: every contraction takes the sizes above.
+  std::string tuneCache;
+  std::string tuneMachine;
 };
 
 /// The points where `tdslc --emit=` can stop in the CPU pipeline.

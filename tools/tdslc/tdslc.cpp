@@ -10,6 +10,7 @@
 #include "compiler/Frontend/Loader.h"
 #include "compiler/Frontend/Sema.h"
 #include "compiler/Target/CPU/CPUTargetModel.h"
+#include "compiler/Target/CPU/Tuner.h"
 #include "compiler/Target/Host.h"
 #include "tools/tdslc/Compare.h"
 
@@ -89,6 +90,13 @@ static cl::opt<int64_t> elementwiseTile(
     cl::desc("CPU: elements of an element-wise task (default: from the L2 size, "
              "16384 for 1 MiB)"),
     cl::init(0), cl::cat(tdslCategory));
+static cl::opt<double> tune(
+    "tune",
+    cl::desc("CPU: time each contraction with several tile sizes for up to SECONDS "
+             "in all, and keep the fastest in the tuning cache, which every later "
+             "compile on this machine uses ($TDSL_TUNE_CACHE, default "
+             "~/.cache/tdsl/tune.json)"),
+    cl::value_desc("SECONDS"), cl::init(0), cl::cat(tdslCategory));
 static cl::opt<bool> printTargetModel(
     "print-target-model",
     cl::desc("Print the host's CPU model and the sizes the CPU back end "
@@ -191,6 +199,9 @@ static const TargetBackend *checkOptions(bool runMode) {
   if (message.empty() && gpuBitcode && stage == Stage::PTX)
     message = "--gpu-bitcode embeds LLVM bitcode, not PTX: --emit=ptx needs "
               "no --gpu-bitcode";
+  if (message.empty() && tune.getNumOccurrences() && (cuda || !(tune > 0)))
+    message = cuda ? "--tune times CPU code: it needs --target=cpu"
+                   : "--tune needs a positive number of seconds";
   if (message.empty() && stage)
     message = backend->checkStage(*stage);
   if (message.empty() && optLevel > 3)
@@ -326,6 +337,14 @@ static int compile(bool runMode, const TargetBackend &backend,
   }
   if (hasMain && mlir::failed(addEntryPoint(*module)))
     return 1;
+  if (tune > 0) {
+    std::string err;
+    if (mlir::failed(tuneContractions(*module, getTargetOptions(), tune,
+                                      getRuntimeLibDir(argv0), llvm::errs(), err))) {
+      error() << err << "\n";
+      return 1;
+    }
+  }
   if (mlir::failed(lower(*module, backend, getTargetOptions(),
                          stage.value_or(Stage::LLVMDialect))))
     return 1;

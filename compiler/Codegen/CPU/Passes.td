@@ -303,4 +303,33 @@ def LocateAllocs : Pass<"tdsl-locate-allocs", "mlir::ModuleOp"> {
   let dependentDialects = ["mlir::LLVM::LLVMDialect", "mlir::func::FuncDialect"];
 }
 
+def ApplyTuning : Pass<"tdsl-apply-tuning", "mlir::ModuleOp"> {
+  let summary = "Give contractions the tile sizes the tuner chose for them";
+  let description = [{
+    Reads the tuner's cache (`tdslc --tune=SECONDS` writes it): a JSON file
+    `{"machines": {MACHINE: {KERNEL: {"tile": T, "rows": R, ...}}}}`,
+    where KERNEL is a contraction's op, loop ranges and kinds, indexing
+    maps and element types (tdsl::contractionKey). Each contraction of the
+    module found under `machine` gets the attribute `tdsl.tile = {tile = T,
+    rows = R}`, which tdsl-tile-to-forall (the side of its parallel tile)
+    and tdsl-vectorize (the rows of its register tile) use in place of
+    their options. No file, or no entry: nothing changes. Runs first in the
+    CPU tiling pipeline when the compile has a cache.
+
+    ```mlir
+    // before
+    %c = linalg.matmul ins(%a, %b : tensor<512x512xf32>, tensor<512x512xf32>) ...
+    // after
+    %c = linalg.matmul {tdsl.tile = {rows = 4 : i64, tile = 128 : i64}} ins(...) ...
+    ```
+  }];
+  let options = [
+    Option<"cache", "cache", "std::string", /*default=*/"\"\"",
+           "The tuner's cache file (none: nothing to apply)">,
+    Option<"machine", "machine", "std::string", /*default=*/"\"\"",
+           "The machine's key in the cache (tdslc --print-target-model)">,
+  ];
+  let dependentDialects = ["mlir::linalg::LinalgDialect"];
+}
+
 #endif // TDSL_CODEGEN_CPU_PASSES_TD

@@ -1,5 +1,6 @@
 //===- TileToForall.cpp - linalg ops -> scf.forall tiles ---------------------===//
 #include "compiler/Codegen/CPU/Passes.h"
+#include "compiler/Codegen/CPU/TileConfig.h"
 #include "compiler/Codegen/Common/TilingUtils.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
@@ -45,9 +46,11 @@ struct TileToForallPass : tdsl::impl::TileToForallBase<TileToForallPass> {
       // every core has tiles even when the inner loops are small.
       // A loop no longer than the tile stays whole in each tile (untiled).
       size_t inner = std::min<size_t>(2, parallel.size());
+      std::optional<tdsl::TileConfig> tuned = tdsl::getTileConfig(op);
+      int64_t side = tuned ? tuned->tile : contractionTile;
       for (size_t k = 0; k < parallel.size(); ++k) {
         int64_t r = ranges[parallel[k]];
-        int64_t tile = k + inner < parallel.size() ? 1 : contractionTile;
+        int64_t tile = k + inner < parallel.size() ? 1 : side;
         sizes[parallel[k]] = !ShapedType::isDynamic(r) && r <= tile && tile > 1 ? 0 : tile;
       }
       return sizes;

@@ -1,5 +1,6 @@
 //===- Vectorize.cpp - register tiles and linalg::vectorize -----------------===//
 #include "compiler/Codegen/CPU/Passes.h"
+#include "compiler/Codegen/CPU/TileConfig.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -125,7 +126,8 @@ struct VectorizePass : tdsl::impl::VectorizeBase<VectorizePass> {
     }
     if (!reduction.empty() && parallel.size() >= 2) {
       // Contraction: rows x (2 vectors) outer products along one reduction.
-      sizes[parallel[parallel.size() - 2]] = contractionRows;
+      std::optional<tdsl::TileConfig> tuned = tdsl::getTileConfig(op);
+      sizes[parallel[parallel.size() - 2]] = tuned ? tuned->rows : contractionRows;
       sizes[parallel.back()] = 2 * vectorWidth;
       return sizes;
     }

@@ -2,11 +2,14 @@
 #include "compiler/Target/CPU/CPUTargetModel.h"
 #include "compiler/Target/TargetBackend.h"
 
+#include "llvm/ADT/SmallString.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/Support/MathExtras.h"
+#include "llvm/Support/Path.h"
 #include "llvm/TargetParser/Host.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <thread>
 #include <unistd.h>
 
@@ -59,7 +62,32 @@ CPUPipelineOptions CPUTargetModel::pipelineOptions(const TargetOptions &o) const
                                            : pow2In(l2Bytes / (16 << 10), 32, 128);
   p.elementwiseTile = o.cpuElementwiseTile ? o.cpuElementwiseTile
                                            : pow2In(l2Bytes / 64, 4096, 65536);
+  // Sizes given on the command line win over the tuner's choices.
+  if (o.optLevel > 0 && !o.cpuVectorWidth && !o.cpuContractionRows && !o.cpuContractionTile) {
+    p.tuneCache = tuneCachePath();
+    p.tuneMachine = machineKey();
+  }
   return p;
+}
+
+std::string CPUTargetModel::machineKey() const {
+  // No spaces or commas: it goes into pass options as it is.
+  return cpu + "/vec" + std::to_string(vectorBits) + "x" + std::to_string(vectorRegisters) +
+         "/l2-" + std::to_string(l2Bytes >> 10) + "k/cores" + std::to_string(cores);
+}
+
+std::string tdsl::tuneCachePath() {
+  if (const char *path = std::getenv("TDSL_TUNE_CACHE"))
+    return path; // "" turns the cache off
+  llvm::SmallString<256> dir;
+  if (const char *xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg)
+    dir = xdg;
+  else if (const char *home = std::getenv("HOME"); home && *home)
+    llvm::sys::path::append(dir, home, ".cache");
+  else
+    return "";
+  llvm::sys::path::append(dir, "tdsl", "tune.json");
+  return std::string(dir);
 }
 
 std::string CPUTargetModel::describe(const TargetOptions &o) const {
@@ -79,6 +107,8 @@ std::string CPUTargetModel::describe(const TargetOptions &o) const {
        mark(o.cpuContractionTile) + "\n";
   s += "elementwise tile: " + std::to_string(p.elementwiseTile) +
        mark(o.cpuElementwiseTile) + "\n";
+  s += "machine key: " + machineKey() + "\n";
+  s += "tuning cache: " + (p.tuneCache.empty() ? std::string("none") : p.tuneCache) + "\n";
   return s;
 }
 

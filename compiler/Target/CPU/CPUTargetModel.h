@@ -38,7 +38,14 @@ struct CPUTargetModel {
 
   /// The model and the sizes it gives, one `name: value` per line.
   std::string describe(const TargetOptions &overrides) const;
+
+  /// This machine in the tuner's cache: its CPU, vector unit, L2 and cores.
+  std::string machineKey() const;
 };
+
+/// The tuner's cache file: $TDSL_TUNE_CACHE (empty: none), else
+/// $XDG_CACHE_HOME/tdsl/tune.json, else ~/.cache/tdsl/tune.json.
+std::string tuneCachePath();
 
 /// "" when the CPU size overrides are usable, else what is wrong.
 std::string checkCPUSizeOverrides(const TargetOptions &options);
