@@ -17,6 +17,9 @@
 #include "llvm/IR/Module.h"
 #include "llvm/Support/FileSystem.h"
 
+#include <algorithm>
+#include <thread>
+
 using namespace mlir;
 
 namespace tdsl {
@@ -141,26 +144,16 @@ LogicalResult buildExecutable(ModuleOp module, const TargetOptions &options,
                               const std::string &output,
                               const std::string &runtimeDir,
                               std::string &error) {
-  llvm::LLVMContext llvmContext;
-  auto llvmModule = translateForHost(module, llvmContext, options.optLevel);
-  if (!llvmModule)
-    return failure();
-  // The object file goes to a temporary file, linked with the runtime.
-  llvm::SmallString<256> objPath;
-  int fd;
-  if (std::error_code ec =
-          llvm::sys::fs::createTemporaryFile("tdslc", "o", fd, objPath)) {
-    error = "cannot create a temporary object file: " + ec.message();
-    return failure();
-  }
-  LogicalResult result = success();
-  {
-    llvm::raw_fd_ostream objOut(fd, /*shouldClose=*/true);
-    result = emitHostCode(*llvmModule, objOut, false, error);
-  }
+  // Object files in temporary files, linked with the runtime. LLVM's
+  // optimization and code generation take most of a compile: one piece of
+  // the program per core (at most 4) runs them in parallel.
+  unsigned parts = std::clamp(std::thread::hardware_concurrency(), 1u, 4u);
+  std::vector<std::string> objects;
+  LogicalResult result = emitHostObjects(module, options.optLevel, parts, objects, error);
   if (succeeded(result))
-    result = linkExecutable(std::string(objPath), output, runtimeDir, error);
-  llvm::sys::fs::remove(objPath);
+    result = linkExecutable(objects, output, runtimeDir, error);
+  for (const std::string &path : objects)
+    llvm::sys::fs::remove(path);
   return result;
 }
 

@@ -8,6 +8,8 @@
 #include "mlir/Target/LLVMIR/Export.h"
 
 #include "llvm/ADT/StringMap.h"
+#include "llvm/Bitcode/BitcodeReader.h"
+#include "llvm/Bitcode/BitcodeWriter.h"
 #include "llvm/IR/Instructions.h"
 #include "llvm/IR/LegacyPassManager.h"
 #include "llvm/IR/Module.h"
@@ -19,19 +21,18 @@
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Target/TargetMachine.h"
 #include "llvm/TargetParser/Host.h"
+#include "llvm/Transforms/Utils/SplitModule.h"
+
+#include <thread>
 
 using namespace mlir;
 
 namespace tdsl {
 
-static llvm::TargetMachine *getHostTargetMachine(unsigned optLevel) {
-  static llvm::StringMap<std::unique_ptr<llvm::TargetMachine>> cache;
+/// A new target machine for the host (one per thread that compiles).
+static std::unique_ptr<llvm::TargetMachine> createHostTargetMachine(unsigned optLevel) {
   llvm::InitializeNativeTarget();
   llvm::InitializeNativeTargetAsmPrinter();
-  std::string key = std::to_string(optLevel);
-  auto &slot = cache[key];
-  if (slot)
-    return slot.get();
   llvm::Triple triple(llvm::sys::getProcessTriple());
   std::string err;
   const llvm::Target *target = llvm::TargetRegistry::lookupTarget(triple, err);
@@ -41,11 +42,18 @@ static llvm::TargetMachine *getHostTargetMachine(unsigned optLevel) {
   for (auto &f : llvm::sys::getHostCPUFeatures())
     features.AddFeature(f.first(), f.second);
   llvm::TargetOptions opts;
-  slot.reset(target->createTargetMachine(
+  return std::unique_ptr<llvm::TargetMachine>(target->createTargetMachine(
       triple, llvm::sys::getHostCPUName(), features.getString(), opts,
       llvm::Reloc::PIC_, std::nullopt,
       optLevel == 0 ? llvm::CodeGenOptLevel::None
                     : llvm::CodeGenOptLevel::Aggressive));
+}
+
+static llvm::TargetMachine *getHostTargetMachine(unsigned optLevel) {
+  static llvm::StringMap<std::unique_ptr<llvm::TargetMachine>> cache;
+  auto &slot = cache[std::to_string(optLevel)];
+  if (!slot)
+    slot = createHostTargetMachine(optLevel);
   return slot.get();
 }
 
@@ -106,6 +114,108 @@ std::unique_ptr<llvm::Module> translateForHost(ModuleOp module,
   return llvmModule;
 }
 
+/// Object code of `module` (optimized already) by `tm`.
+static LogicalResult emitObject(llvm::Module &module, llvm::TargetMachine &tm,
+                                llvm::raw_pwrite_stream &os, std::string &error) {
+  llvm::legacy::PassManager pm;
+  if (tm.addPassesToEmitFile(pm, os, nullptr, llvm::CodeGenFileType::ObjectFile)) {
+    error = "the host target cannot emit object files";
+    return failure();
+  }
+  pm.run(module);
+  return success();
+}
+
+LogicalResult emitHostObjects(ModuleOp module, unsigned optLevel, unsigned parts,
+                              std::vector<std::string> &paths, std::string &error) {
+  auto newObjectFile = [&](int &fd) -> bool {
+    llvm::SmallString<256> path;
+    if (std::error_code ec = llvm::sys::fs::createTemporaryFile("tdslc", "o", fd, path)) {
+      error = "cannot create a temporary object file: " + ec.message();
+      return false;
+    }
+    paths.push_back(std::string(path));
+    return true;
+  };
+  // A CUDA program's host code loads its kernels in global constructors,
+  // which a split would have to keep together: one piece.
+  bool gpu = false;
+  module.walk([&](Operation *op) {
+    gpu |= op->getName().getDialectNamespace() == "gpu";
+  });
+  if (parts <= 1 || gpu) {
+    llvm::LLVMContext ctx;
+    auto llvmModule = translateForHost(module, ctx, optLevel);
+    if (!llvmModule)
+      return failure();
+    int fd;
+    if (!newObjectFile(fd))
+      return failure();
+    llvm::raw_fd_ostream os(fd, /*shouldClose=*/true);
+    return emitObject(*llvmModule, *getHostTargetMachine(optLevel), os, error);
+  }
+  // Unoptimized IR, split by functions (round robin: the outlined parallel
+  // loop bodies are many functions of similar size), each piece optimized
+  // and compiled on its own thread, in its own LLVMContext. MLIR has done
+  // the inlining that matters; a parallel loop body is only called through
+  // the runtime, so no piece needs another's bodies.
+  llvm::LLVMContext ctx;
+  registerTranslations(module.getContext());
+  auto whole = translateModuleToLLVMIR(module, ctx, "tdsl");
+  if (!whole)
+    return failure();
+  std::unique_ptr<llvm::TargetMachine> firstTm = createHostTargetMachine(optLevel);
+  if (!firstTm) {
+    error = "no LLVM target for the host";
+    return failure();
+  }
+  whole->setDataLayout(firstTm->createDataLayout());
+  whole->setTargetTriple(firstTm->getTargetTriple());
+  std::vector<llvm::SmallVector<char, 0>> bitcode;
+  llvm::SplitModule(
+      *whole, parts,
+      [&](std::unique_ptr<llvm::Module> piece) {
+        bitcode.emplace_back();
+        llvm::raw_svector_ostream os(bitcode.back());
+        llvm::WriteBitcodeToFile(*piece, os);
+      },
+      /*PreserveLocals=*/false, /*RoundRobin=*/true);
+  std::vector<int> fds(bitcode.size());
+  for (int &fd : fds)
+    if (!newObjectFile(fd))
+      return failure();
+  std::vector<std::string> errors(bitcode.size());
+  auto compilePiece = [&](size_t i, std::unique_ptr<llvm::TargetMachine> tm) {
+    llvm::LLVMContext pieceCtx;
+    auto piece = llvm::parseBitcodeFile(
+        llvm::MemoryBufferRef(llvm::StringRef(bitcode[i].data(), bitcode[i].size()),
+                              "piece"),
+        pieceCtx);
+    llvm::raw_fd_ostream os(fds[i], /*shouldClose=*/true);
+    if (!piece) {
+      errors[i] = llvm::toString(piece.takeError());
+      return;
+    }
+    if (llvm::Error e = makeHostTransformer(optLevel, tm.get())(piece->get())) {
+      errors[i] = "LLVM optimization failed: " + llvm::toString(std::move(e));
+      return;
+    }
+    (void)emitObject(**piece, *tm, os, errors[i]);
+  };
+  std::vector<std::thread> threads;
+  for (size_t i = 1; i < bitcode.size(); ++i)
+    threads.emplace_back(compilePiece, i, createHostTargetMachine(optLevel));
+  compilePiece(0, std::move(firstTm));
+  for (std::thread &t : threads)
+    t.join();
+  for (const std::string &e : errors)
+    if (!e.empty()) {
+      error = e;
+      return failure();
+    }
+  return success();
+}
+
 LogicalResult emitHostCode(llvm::Module &module, llvm::raw_pwrite_stream &os,
                            bool assembly, std::string &error) {
   llvm::TargetMachine *tm = getHostTargetMachine(2);
@@ -132,7 +242,7 @@ std::string getRuntimeLibDir(const char *argv0) {
   return std::string(dir);
 }
 
-LogicalResult linkExecutable(const std::string &objectFile,
+LogicalResult linkExecutable(const std::vector<std::string> &objectFiles,
                              const std::string &output,
                              const std::string &runtimeDir, std::string &error) {
   std::string driver;
@@ -147,9 +257,9 @@ LogicalResult linkExecutable(const std::string &objectFile,
   }
   std::string libArg = "-L" + runtimeDir;
   std::string rpath = "-Wl,-rpath," + runtimeDir;
-  llvm::SmallVector<llvm::StringRef> args = {driver, objectFile, "-o", output,
-                                             libArg, rpath, "-ltdsl_runtime",
-                                             "-ltbb", "-lm"};
+  llvm::SmallVector<llvm::StringRef> args = {driver};
+  args.append(objectFiles.begin(), objectFiles.end());
+  args.append({"-o", output, libArg, rpath, "-ltdsl_runtime", "-ltbb", "-lm"});
 #ifdef TDSL_SANITIZE_LINK_FLAG
   // A sanitized build's runtime leaves the sanitizers' symbols to the
   // executable.

@@ -60,7 +60,15 @@ std::string getRuntimeLibDir(const char *argv0);
 
 /// Links `objectFile` with the runtime into an executable at `output` using
 /// the system's C++ compiler driver.
-mlir::LogicalResult linkExecutable(const std::string &objectFile,
+/// Writes `module` (LLVM dialect) as object files to new temporary files
+/// (their paths appended to `paths`, also after a failure): optimized and
+/// compiled in `parts` pieces, each on a thread of its own, or in one piece
+/// when `parts` is 1 or the module holds GPU code.
+mlir::LogicalResult emitHostObjects(mlir::ModuleOp module, unsigned optLevel,
+                                    unsigned parts, std::vector<std::string> &paths,
+                                    std::string &error);
+
+mlir::LogicalResult linkExecutable(const std::vector<std::string> &objectFiles,
                                    const std::string &output,
                                    const std::string &runtimeDir,
                                    std::string &error);
