@@ -24,6 +24,7 @@
 #include "llvm/Transforms/Utils/SplitModule.h"
 
 #include <thread>
+#include <unistd.h>
 
 using namespace mlir;
 
@@ -171,6 +172,11 @@ LogicalResult emitHostObjects(ModuleOp module, unsigned optLevel, unsigned parts
   }
   whole->setDataLayout(firstTm->createDataLayout());
   whole->setTargetTriple(firstTm->getTargetTriple());
+  // The split makes local symbols hidden globals: a prefix keeps them apart
+  // from the C library's and the runtime's (a function named `_init`).
+  for (llvm::GlobalValue &gv : whole->global_values())
+    if (gv.hasLocalLinkage() && gv.hasName())
+      gv.setName("__tdsl_local." + gv.getName());
   std::vector<llvm::SmallVector<char, 0>> bitcode;
   llvm::SplitModule(
       *whole, parts,
@@ -180,10 +186,16 @@ LogicalResult emitHostObjects(ModuleOp module, unsigned optLevel, unsigned parts
         llvm::WriteBitcodeToFile(*piece, os);
       },
       /*PreserveLocals=*/false, /*RoundRobin=*/true);
-  std::vector<int> fds(bitcode.size());
-  for (int &fd : fds)
-    if (!newObjectFile(fd))
+  std::vector<int> fds;
+  for (size_t i = 0; i < bitcode.size(); ++i) {
+    int fd;
+    if (!newObjectFile(fd)) {
+      for (int open : fds)
+        ::close(open);
       return failure();
+    }
+    fds.push_back(fd);
+  }
   std::vector<std::string> errors(bitcode.size());
   auto compilePiece = [&](size_t i, std::unique_ptr<llvm::TargetMachine> tm) {
     llvm::LLVMContext pieceCtx;

@@ -75,9 +75,18 @@ public:
       return nullptr;
     void *ptr = it->second;
     liveBlocks[ptr] = it->first;
+    liveCount.store(liveBlocks.size(), std::memory_order_relaxed);
     freeBytes -= it->first;
     freeBlocks.erase(it);
     return ptr;
+  }
+  /// `ptr` is no longer a block to keep (its pages became a file mapping).
+  void forget(void *ptr) {
+    if (liveCount.load(std::memory_order_relaxed) == 0)
+      return;
+    std::lock_guard<std::mutex> guard(lock);
+    liveBlocks.erase(ptr);
+    liveCount.store(liveBlocks.size(), std::memory_order_relaxed);
   }
   void added(void *ptr, size_t size) {
     std::lock_guard<std::mutex> guard(lock);
@@ -122,7 +131,8 @@ private:
   size_t limit() {
     if (limitBytes == SIZE_MAX) {
       if (const char *mb = std::getenv("TDSL_BLOCK_CACHE_MB")) {
-        limitBytes = size_t(std::strtoull(mb, nullptr, 10)) << 20;
+        long long n = std::strtoll(mb, nullptr, 10);
+        limitBytes = n <= 0 ? 0 : size_t(std::min(n, 1LL << 30)) << 20;
       } else {
         long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
         size_t ram = pages > 0 && page > 0 ? size_t(pages) * size_t(page) : 0;
@@ -164,7 +174,7 @@ StatusOr<void *> tdsl::rt::allocate(int64_t bytes) {
   auto tryAlloc = [&] {
     return posix_memalign(&ptr, huge ? kHugePage : kAlignment, size) == 0 && ptr;
   };
-  if (!tryAlloc() && !(cached && blockCache().release() && tryAlloc()))
+  if (!tryAlloc() && !(blockCache().release() && tryAlloc()))
     return Status::errorAt(
         where, format("out of memory allocating %lld bytes", (long long)bytes));
 #ifdef MADV_HUGEPAGE
@@ -228,6 +238,9 @@ bool tdsl::rt::moveMapping(void *from, void *to, size_t bytes) {
   // last page is copied, then the old mapping's remains are unmapped.
   if (mremap(from, whole, whole, MREMAP_MAYMOVE | MREMAP_FIXED, to) == MAP_FAILED)
     return false;
+  // Its pages are the file's now (copy on write): a block given to another
+  // tensor later could fault past the end of a file that has shrunk.
+  blockCache().forget(to);
   char *tail = static_cast<char *>(from) + whole;
   if (bytes > whole) {
     std::memcpy(static_cast<char *>(to) + whole, tail, bytes - whole);

@@ -9,13 +9,22 @@
 // aligned strip and the one after the last draw as before.
 // CHECK-LABEL: func.func @pair(
 // CHECK-SAME: %[[LB:[^:]*]]: index, %[[UB:[^:]*]]: index, %[[SEED:[^:]*]]: i64
+// The bounds from the trip count (unsigned: no overflow near the ends of
+// the index range): skip = -lb mod 32 iterations, then whole strips.
 // CHECK-DAG: %[[M32:.*]] = arith.constant -32 : index
 // CHECK-DAG: %[[C31:.*]] = arith.constant 31 : index
-// CHECK: %[[UP:.*]] = arith.addi %[[LB]], %[[C31]]
-// CHECK: %[[ALB:.*]] = arith.andi %[[UP]], %[[M32]]
-// CHECK: %[[SLB:.*]] = arith.minsi %[[ALB]], %[[UB]]
-// CHECK: %[[AUB:.*]] = arith.andi %[[UB]], %[[M32]]
-// CHECK: %[[SUB:.*]] = arith.maxsi %[[SLB]], %[[AUB]]
+// CHECK: %[[POS:.*]] = arith.cmpi sgt, %[[UB]], %[[LB]]
+// CHECK: %[[DIFF:.*]] = arith.subi %[[UB]], %[[LB]]
+// CHECK: %[[TRIPS:.*]] = arith.select %[[POS]], %[[DIFF]], %c0
+// CHECK: %[[NEG:.*]] = arith.subi %c0, %[[LB]]
+// CHECK: %[[SKIP:.*]] = arith.andi %[[NEG]], %[[C31]]
+// CHECK: %[[FITS:.*]] = arith.cmpi ult, %[[SKIP]], %[[TRIPS]]
+// CHECK: %[[REST:.*]] = arith.subi %[[TRIPS]], %[[SKIP]]
+// CHECK: %[[WHOLE:.*]] = arith.andi %[[REST]], %[[M32]]
+// CHECK: %[[FIRST:.*]] = arith.addi %[[LB]], %[[SKIP]]
+// CHECK: %[[SLB:.*]] = arith.select %[[FITS]], %[[FIRST]], %[[UB]]
+// CHECK: %[[LAST:.*]] = arith.addi %[[SLB]], %[[WHOLE]]
+// CHECK: %[[SUB:.*]] = arith.select %[[FITS]], %[[LAST]], %[[UB]]
 // CHECK: %[[T:.*]] = memref.alloca() : memref<128xf32>
 // CHECK: %[[HEAD:.*]] = scf.for %{{.*}} = %[[LB]] to %[[SLB]]
 // CHECK-COUNT-2: tdsl.random uniform
@@ -52,9 +61,9 @@ func.func @pair(%lb: index, %ub: index, %seed: i64) -> i64 {
   return %r : i64
 }
 
-// A run-time constant (the counter i + off, f64 normal: 16 values a group)
-// and a seed computed in the body: strips of 16, the second group of the
-// table filled only when off % 16 > 0.
+// Run-time constants (the counters i + off and i + off + 1, f64 normal: 16
+// values a group) and a seed computed in the body: strips of 16, the second
+// group of the table filled only when off % 16 + 1 >= 1, that is always.
 // CHECK-LABEL: func.func @offset(
 // CHECK-SAME: %[[OFF:[^:]*]]: i64, %[[S:[^:]*]]: i64
 // CHECK: memref.alloca() : memref<32xf64>
@@ -63,12 +72,14 @@ func.func @pair(%lb: index, %ub: index, %seed: i64) -> i64 {
 // CHECK: %[[SEED:.*]] = tdsl.add %[[S]], %{{.*}} : i64, i64 -> i64
 // CHECK: %[[R:.*]] = arith.andi %[[K0]], %c15_i64
 // CHECK: %[[RI:.*]] = arith.index_cast %[[R]]
-// CHECK: %[[EXTRA:.*]] = arith.cmpi uge, %[[RI]], %c1
+// CHECK: %[[SPREAD:.*]] = arith.addi %[[RI]], %c1
+// CHECK: %[[EXTRA:.*]] = arith.cmpi uge, %[[SPREAD]], %c1
 // CHECK: %[[N:.*]] = arith.select %[[EXTRA]], %c2, %c1
 // CHECK: scf.for %{{.*}} = %c0 to %[[N]]
 // CHECK: arith.trunci %[[SEED]]
 // CHECK: scf.for
 // CHECK-NOT: tdsl.random
+// CHECK: memref.load
 // CHECK: memref.load
 // CHECK: scf.yield
 func.func @offset(%off: i64, %s: i64) -> f64 {
@@ -82,17 +93,24 @@ func.func @offset(%off: i64, %s: i64) -> f64 {
     %c7 = tdsl.constant 7 : i64
     %seed = tdsl.add %s, %c7 : i64, i64 -> i64
     %x = tdsl.random normal %seed, %ctr : i64, i64 -> f64
-    %next = tdsl.add %acc, %x : f64, f64 -> f64
+    %one = tdsl.constant 1 : i64
+    %ctr1 = tdsl.add %ctr, %one : i64, i64 -> i64
+    %y = tdsl.random normal %seed, %ctr1 : i64, i64 -> f64
+    %xy = tdsl.add %x, %y : f64, f64 -> f64
+    %next = tdsl.add %acc, %xy : f64, f64 -> f64
     scf.yield %next : f64
   }
   return %r : f64
 }
 
 // Left alone: a = 3 (not a power of two), a = 128 (past a group of 64), a
-// counter that is not affine (i * i), a body that makes a tensor.
+// counter that is not affine (i * i), a = 8 alone (a table of 16 blocks
+// per 8 iterations: twice the draw's own work), a seed divided in the body
+// (a division could trap: never moved out of a condition), a body that
+// makes a tensor.
 // CHECK-LABEL: func.func @left_alone(
 // CHECK-NOT: memref.alloca
-// CHECK-COUNT-4: tdsl.random
+// CHECK-COUNT-6: tdsl.random
 // CHECK-NOT: memref.alloca
 // CHECK: return
 func.func @left_alone(%n: index, %s: i64, %t: tensor<4xf32>) -> (f32, tensor<4xf32>) {
@@ -109,10 +127,18 @@ func.func @left_alone(%n: index, %s: i64, %t: tensor<4xf32>) -> (f32, tensor<4xf
     %y = tdsl.random uniform %s, %k128 : i64, i64 -> f32
     %kk = tdsl.mul %k, %k : i64, i64 -> i64
     %w = tdsl.random uniform %s, %kk : i64, i64 -> f32
+    %c8 = tdsl.constant 8 : i64
+    %k8 = tdsl.mul %k, %c8 : i64, i64 -> i64
+    %v = tdsl.random uniform %s, %k8 : i64, i64 -> f32
+    %c2 = tdsl.constant 2 : i64
+    %sd = tdsl.div %s, %c2 : i64, i64 -> i64
+    %u = tdsl.random uniform %sd, %k : i64, i64 -> f32
     %a = tdsl.add %acc, %x : f32, f32 -> f32
     %b = tdsl.add %a, %y : f32, f32 -> f32
     %c = tdsl.add %b, %w : f32, f32 -> f32
-    scf.yield %c : f32
+    %d = tdsl.add %c, %v : f32, f32 -> f32
+    %e = tdsl.add %d, %u : f32, f32 -> f32
+    scf.yield %e : f32
   }
   %u = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %t) -> (tensor<4xf32>) {
     %k = tdsl.cast %i : index to i64

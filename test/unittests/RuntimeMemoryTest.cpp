@@ -49,6 +49,18 @@ TEST(RuntimeMemory, LargeFreedBlocksAreReused) {
   tdsl_free(c);
   tdsl_free(d);
   tdsl_free(e);
+  // A block taken from the cache is kept again when freed, also when it is
+  // the only large block alive.
+  for (int round = 0; round < 3; ++round) {
+    auto *f = static_cast<unsigned char *>(tdsl_alloc(40 * kMiB));
+    EXPECT_EQ(f, e) << round;
+    f[0] = static_cast<unsigned char>(0xc0 + round);
+    tdsl_free(f);
+    auto *g = static_cast<unsigned char *>(tdsl_alloc(40 * kMiB));
+    EXPECT_EQ(g, f) << round;
+    EXPECT_EQ(g[0], 0xc0 + round) << round;
+    tdsl_free(g);
+  }
 }
 
 TEST(RuntimeMemory, DtypeSizes) {

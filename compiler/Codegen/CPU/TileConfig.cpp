@@ -32,8 +32,11 @@ bool tdsl::isTunableContraction(linalg::LinalgOp op) {
   unsigned parallel = op.getNumParallelLoops();
   if (parallel < 2 || op.getNumReductionLoops() == 0)
     return false;
+  // f32 and f64 only: the tuner's timing function returns the result's
+  // element type as a C float or double.
   return llvm::all_of(op->getOperandTypes(), [](Type t) {
-    return isa<FloatType>(getElementTypeOrSelf(t));
+    auto tensor = dyn_cast<RankedTensorType>(t);
+    return tensor && isa<Float32Type, Float64Type>(tensor.getElementType());
   });
 }
 

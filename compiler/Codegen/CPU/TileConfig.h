@@ -24,7 +24,7 @@ std::optional<TileConfig> getTileConfig(mlir::Operation *op);
 void setTileConfig(mlir::Operation *op, TileConfig config);
 
 /// A contraction the tuner can time on its own: two parallel loops or more
-/// and a reduction, static loop ranges, float operands.
+/// and a reduction, static loop ranges, f32 or f64 operands.
 bool isTunableContraction(mlir::linalg::LinalgOp op);
 
 /// What makes two contractions the same kernel for the tuner: the op, its

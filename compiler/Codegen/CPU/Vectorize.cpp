@@ -143,12 +143,11 @@ struct VectorizePass : tdsl::impl::VectorizeBase<VectorizePass> {
       // (1 thread): x @ v 4.4 -> 0.7 ms, v @ x 1.0 -> 0.6 ms, row sums
       // 2.2 -> 0.8 ms, column sums 1.1 -> 0.6 ms.
       if (std::optional<unsigned> inner = innerLoopOfWidestInput(op)) {
-        unsigned red = reduction.back();
         if (*inner == parallel.front()) {
           sizes[parallel.front()] = 4 * vectorWidth;
-        } else if (*inner == red) {
+        } else {
           sizes[parallel.front()] = contractionRows;
-          sizes[red] = vectorWidth;
+          sizes[*inner] = vectorWidth; // one of the reductions
         }
         return sizes;
       }
@@ -177,6 +176,13 @@ struct VectorizePass : tdsl::impl::VectorizeBase<VectorizePass> {
       ++par;
     std::optional<unsigned> inner = innerLoopOfWidestInput(op);
     if (!inner || *inner != par || par > order.front())
+      return op;
+    // interchangeGenericOp renumbers the linalg.index ops of the body's
+    // top level only.
+    Block *body = generic.getBody();
+    bool nested = false;
+    generic.walk([&](linalg::IndexOp index) { nested |= index->getBlock() != body; });
+    if (nested)
       return op;
     order.push_back(par);
     rw.setInsertionPoint(generic);

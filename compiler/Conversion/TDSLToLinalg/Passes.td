@@ -54,7 +54,9 @@ def ShareRandomBlocks : Pass<"tdsl-share-random-blocks", "mlir::func::FuncOp"> {
     stack table (a loop over blocks that vectorizes), and the draws read
     their values from it. Draws with the same seed, kind, `a` and invariant
     terms whose constants differ by at most `a` (`uniform(s, 2 * i)` and
-    `uniform(s, 2 * i + 1)`) share one table. Iterations before the first
+    `uniform(s, 2 * i + 1)`) share one table; a family is served only when
+    its table does at least half the work of its draws (one block per draw
+    against a / G per iteration). Iterations before the first
     and after the last whole strip run the loop as it was, so values,
     their order and short loops are unchanged. Loops whose bodies make
     tensors or hold more than 400 ops are left alone (the body is copied

@@ -76,65 +76,94 @@ bool definedOutside(Value v, scf::ForOp loop) {
   return !loop.getRegion().isAncestor(v.getParentRegion());
 }
 
-/// Whether `v` has the same value in every iteration of `loop`: defined
-/// outside it, or by a pure op without regions on such values (`1000 + k`
-/// written in the body), so that cloneAt can compute it before a strip.
-bool invariantIn(Value v, scf::ForOp loop, int depth = 0) {
-  if (definedOutside(v, loop))
-    return true;
-  Operation *op = v.getDefiningOp();
-  return op && depth < 64 && op->getNumRegions() == 0 && isPure(op) &&
-         llvm::all_of(op->getOperands(),
-                      [&](Value x) { return invariantIn(x, loop, depth + 1); });
-}
+/// What a loop's draws are made of, memoized per value (a body is a DAG:
+/// `k = k + k` repeated would take exponential time otherwise).
+class LoopAnalysis {
+public:
+  explicit LoopAnalysis(scf::ForOp loop) : loop(loop) {}
 
-/// `v` as an affine function of `loop`'s induction variable, through casts
-/// between 64-bit integers, additions, subtractions and products by
-/// constants; none if it is not one.
-std::optional<Affine> affineIn(Value v, scf::ForOp loop, int depth = 0) {
-  if (depth > 64 || !is64BitInteger(v.getType()))
-    return std::nullopt;
-  Affine r;
-  if (v == loop.getInductionVar()) {
-    r.a = 1;
-    return r;
+  /// Whether `v` has the same value in every iteration: defined outside the
+  /// loop, or computed in the body from such values by ops that cannot trap
+  /// (`1000 + k`: not a division, which may sit under a condition that
+  /// guards its divisor), so that cloneAt can compute it before a strip.
+  bool invariant(Value v, int depth = 0) {
+    if (definedOutside(v, loop))
+      return true;
+    auto [it, fresh] = invariants.try_emplace(v, false);
+    if (!fresh)
+      return it->second;
+    Operation *op = v.getDefiningOp();
+    bool result = op && depth < 64 &&
+                  isa<t::ConstantOp, arith::ConstantOp, t::CastOp, t::AddOp, t::SubOp,
+                      t::MulOp, arith::AddIOp, arith::SubIOp, arith::MulIOp,
+                      arith::IndexCastOp, arith::IndexCastUIOp>(op) &&
+                  llvm::all_of(op->getOperands(),
+                               [&](Value x) { return invariant(x, depth + 1); });
+    invariants[v] = result;
+    return result;
   }
-  APInt c;
-  if (matchPattern(v, m_ConstantInt(&c))) {
-    r.b = c.getZExtValue();
-    return r;
+
+  /// `v` as an affine function of the induction variable, through casts
+  /// between 64-bit integers, additions, subtractions and products by
+  /// constants; none if it is not one.
+  std::optional<Affine> affine(Value v, int depth = 0) {
+    if (auto it = affines.find(v); it != affines.end())
+      return it->second;
+    std::optional<Affine> result = compute(v, depth);
+    affines[v] = result;
+    return result;
   }
-  if (invariantIn(v, loop)) {
-    r.terms[v.getAsOpaquePointer()] = {v, 1};
-    return r;
-  }
-  Operation *op = v.getDefiningOp();
-  if (!op)
-    return std::nullopt;
-  if (isa<t::CastOp, arith::IndexCastOp, arith::IndexCastUIOp>(op))
-    return affineIn(op->getOperand(0), loop, depth + 1);
-  if (!isa<t::AddOp, arith::AddIOp, t::SubOp, arith::SubIOp, t::MulOp, arith::MulIOp>(op))
-    return std::nullopt;
-  std::optional<Affine> x = affineIn(op->getOperand(0), loop, depth + 1);
-  std::optional<Affine> y = affineIn(op->getOperand(1), loop, depth + 1);
-  if (!x || !y)
-    return std::nullopt;
-  if (isa<t::MulOp, arith::MulIOp>(op)) {
-    if (!x->constant())
-      std::swap(x, y);
-    if (!x->constant())
+
+private:
+  std::optional<Affine> compute(Value v, int depth) {
+    if (depth > 64 || !is64BitInteger(v.getType()))
       return std::nullopt;
-    r.addScaled(*y, x->b);
+    Affine r;
+    if (v == loop.getInductionVar()) {
+      r.a = 1;
+      return r;
+    }
+    APInt c;
+    if (matchPattern(v, m_ConstantInt(&c))) {
+      r.b = c.getZExtValue();
+      return r;
+    }
+    if (invariant(v)) {
+      r.terms[v.getAsOpaquePointer()] = {v, 1};
+      return r;
+    }
+    Operation *op = v.getDefiningOp();
+    if (!op)
+      return std::nullopt;
+    if (isa<t::CastOp, arith::IndexCastOp, arith::IndexCastUIOp>(op))
+      return affine(op->getOperand(0), depth + 1);
+    if (!isa<t::AddOp, arith::AddIOp, t::SubOp, arith::SubIOp, t::MulOp, arith::MulIOp>(op))
+      return std::nullopt;
+    std::optional<Affine> x = affine(op->getOperand(0), depth + 1);
+    std::optional<Affine> y = affine(op->getOperand(1), depth + 1);
+    if (!x || !y)
+      return std::nullopt;
+    if (isa<t::MulOp, arith::MulIOp>(op)) {
+      if (!x->constant())
+        std::swap(x, y);
+      if (!x->constant())
+        return std::nullopt;
+      r.addScaled(*y, x->b);
+      return r;
+    }
+    r = *x;
+    r.addScaled(*y, isa<t::SubOp, arith::SubIOp>(op) ? uint64_t(-1) : 1);
     return r;
   }
-  r = *x;
-  r.addScaled(*y, isa<t::SubOp, arith::SubIOp>(op) ? uint64_t(-1) : 1);
-  return r;
-}
 
-/// A copy of `v`'s computation in `loop` (pure ops: affineIn's, and
-/// invariant ones), with the induction variable replaced by what `map` maps
-/// it to.
+  scf::ForOp loop;
+  DenseMap<Value, bool> invariants;
+  DenseMap<Value, std::optional<Affine>> affines;
+};
+
+/// A copy of `v`'s computation in `loop` (ops LoopAnalysis accepts: casts,
+/// additions, products, constants), with the induction variable replaced by
+/// what `map` maps it to.
 Value cloneAt(OpBuilder &b, Value v, scf::ForOp loop, IRMapping &map) {
   if (definedOutside(v, loop))
     return v;
@@ -168,11 +197,10 @@ bool sameFamily(const Draw &x, const Draw &y) {
          x.op.getType() == y.op.getType() && x.counter.sameTerms(y.counter);
 }
 
-std::optional<Draw> asDraw(t::RandomOp op, scf::ForOp loop) {
-  Value seed = op.getSeed();
-  if (!invariantIn(seed, loop))
+std::optional<Draw> asDraw(t::RandomOp op, LoopAnalysis &analysis) {
+  if (!analysis.invariant(op.getSeed()))
     return std::nullopt;
-  std::optional<Affine> counter = affineIn(op.getCounter(), loop);
+  std::optional<Affine> counter = analysis.affine(op.getCounter());
   if (!counter)
     return std::nullopt;
   auto type = cast<FloatType>(op.getType());
@@ -213,9 +241,13 @@ void fillTable(OpBuilder &b, Location loc, Value table, Value seed, Value g0,
   auto outer = scf::ForOp::create(b, loc, cst(0), groups, cst(1));
   b.setInsertionPointToStart(outer.getBody());
   Value g = outer.getInductionVar();
-  Value first = arith::ShLIOp::create(
+  // Groups wrap as counters do: c < 2^64 / 16G (a strip can run from the
+  // last counters to the first ones).
+  unsigned log = llvm::Log2_64(d.group);
+  Value c = arith::AndIOp::create(
       b, loc, arith::AddIOp::create(b, loc, g0, i64Of(g)),
-      arith::ConstantIntOp::create(b, loc, i64, 4));
+      arith::ConstantIntOp::create(b, loc, i64, int64_t(~uint64_t(0) >> log)));
+  Value first = arith::ShLIOp::create(b, loc, c, arith::ConstantIntOp::create(b, loc, i64, 4));
   Value row = arith::MulIOp::create(b, loc, g, cst(d.group));
   auto inner = scf::ForOp::create(b, loc, cst(0), cst(16), cst(1));
   b.setInsertionPointToStart(inner.getBody());
@@ -245,13 +277,23 @@ void shareBlocks(scf::ForOp loop, ArrayRef<Family> families, int64_t strip) {
   auto cst = [&](int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); };
   auto cst64 = [&](int64_t v) { return arith::ConstantIntOp::create(b, loc, i64, v); };
   // Strips start at multiples of `strip` (a * strip values: whole groups).
-  Value mask = cst(-strip);
+  // From the trip count, as an unsigned number, so that bounds near the
+  // ends of the index range cannot overflow: the first aligned iteration
+  // is lb + skip, skip = -lb mod strip; the strips end a multiple of strip
+  // later; with no whole strip, the head runs everything.
   Value lb = loop.getLowerBound(), ub = loop.getUpperBound();
-  Value up = arith::AndIOp::create(
-      b, loc, arith::AddIOp::create(b, loc, lb, cst(strip - 1)), mask);
-  Value mainLb = arith::MinSIOp::create(b, loc, up, ub);
-  Value mainUb = arith::MaxSIOp::create(
-      b, loc, mainLb, arith::AndIOp::create(b, loc, ub, mask));
+  Value trips = arith::SelectOp::create(
+      b, loc, arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sgt, ub, lb),
+      arith::SubIOp::create(b, loc, ub, lb), cst(0));
+  Value skip = arith::AndIOp::create(b, loc, arith::SubIOp::create(b, loc, cst(0), lb),
+                                     cst(strip - 1));
+  Value fits = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, skip, trips);
+  Value whole = arith::AndIOp::create(b, loc, arith::SubIOp::create(b, loc, trips, skip),
+                                      cst(-strip));
+  Value mainLb = arith::SelectOp::create(b, loc, fits,
+                                         arith::AddIOp::create(b, loc, lb, skip), ub);
+  Value mainUb = arith::SelectOp::create(b, loc, fits,
+                                         arith::AddIOp::create(b, loc, mainLb, whole), ub);
 
   // One table per family, n groups (+ 1 when the constants run past them).
   SmallVector<Value> tables;
@@ -333,8 +375,9 @@ void shareBlocks(scf::ForOp loop, ArrayRef<Family> families, int64_t strip) {
 
 /// The families of `loop`'s draws; empty if none is worth a table.
 SmallVector<Family> familiesOf(scf::ForOp loop, SmallVector<Draw> &draws) {
+  LoopAnalysis analysis(loop);
   loop.getBody()->walk([&](t::RandomOp op) {
-    if (std::optional<Draw> d = asDraw(op, loop))
+    if (std::optional<Draw> d = asDraw(op, analysis))
       draws.push_back(*d);
   });
   // Stable: families in program order of their first draw, draws by b.
@@ -360,6 +403,14 @@ SmallVector<Family> familiesOf(scf::ForOp loop, SmallVector<Draw> &draws) {
       families.back().draws.push_back(d);
     }
   }
+  // A table costs a / G blocks per iteration (16 blocks per 16G / a
+  // iterations), the draws one block each: keep the families where the
+  // table does at least half the work (normal(f64, s, 16 i) alone would
+  // compute 16 blocks per value).
+  llvm::erase_if(families, [](const Family &f) {
+    const Draw &d = *f.rep();
+    return int64_t(f.draws.size()) * (d.group / 16) < 2 * int64_t(d.counter.a);
+  });
   return families;
 }
 
@@ -383,8 +434,8 @@ void tdsl::shareRandomBlocks(Operation *root) {
     if (families.empty())
       continue;
     int64_t strip = 1;
-    for (const Draw &d : draws)
-      strip = std::max(strip, d.group / int64_t(d.counter.a));
+    for (const Family &f : families)
+      strip = std::max(strip, f.rep()->group / int64_t(f.rep()->counter.a));
     shareBlocks(loop, families, strip);
   }
 }

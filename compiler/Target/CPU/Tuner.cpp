@@ -263,18 +263,28 @@ LogicalResult tdsl::tuneContractions(ModuleOp module, const TargetOptions &optio
   llvm::sys::path::remove_filename(dir);
   if (!dir.empty())
     (void)llvm::sys::fs::create_directories(dir);
-  // A new file renamed over the old one: a reader never sees half a file.
-  std::string tmp = base.tuneCache + ".tmp";
-  {
-    std::error_code ec;
-    llvm::raw_fd_ostream os(tmp, ec);
-    if (ec) {
-      error = "cannot write the tuning cache " + tmp + ": " + ec.message();
-      return failure();
-    }
-    os << llvm::formatv("{0:2}", llvm::json::Value(std::move(root))) << "\n";
+  // A new file of its own renamed over the old one: a reader never sees half
+  // a file. (Two --tune runs at once each keep their own kernels: the last
+  // rename wins.)
+  int fd;
+  llvm::SmallString<256> tmp;
+  if (std::error_code ec =
+          llvm::sys::fs::createUniqueFile(base.tuneCache + ".%%%%%%.tmp", fd, tmp)) {
+    error = "cannot write the tuning cache " + base.tuneCache + ": " + ec.message();
+    return failure();
   }
-  if (std::error_code ec = llvm::sys::fs::rename(tmp, base.tuneCache)) {
+  bool written;
+  {
+    llvm::raw_fd_ostream os(fd, /*shouldClose=*/true);
+    os << llvm::formatv("{0:2}", llvm::json::Value(std::move(root))) << "\n";
+    os.flush();
+    written = !os.has_error();
+    os.clear_error();
+  }
+  std::error_code ec = written ? llvm::sys::fs::rename(tmp, base.tuneCache)
+                               : std::make_error_code(std::errc::io_error);
+  if (ec) {
+    llvm::sys::fs::remove(tmp);
     error = "cannot write the tuning cache " + base.tuneCache + ": " + ec.message();
     return failure();
   }

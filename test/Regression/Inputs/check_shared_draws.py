@@ -61,7 +61,11 @@ ij = [(a, b) for a in range(20) for b in range(100)]
 rows = ordered_sum([f(u32(s, np.array([100 * a + b]))[0]) * f(b % 7 + 1) for a, b in ij])
 seeds = ordered_sum([parallel_sum(0, 1000, lambda i: u32(1000 + k, 2 * i + 1).astype(f))
                      for k in range(3)])
-want = np.array([f(x) for x in want] + [acc, short, rows, seeds])
+i = np.arange(0, 1000, dtype=np.int64)
+r15 = ordered_sum(u32(s, i - 10).astype(f) * w(i))
+i = np.arange(9223372036854775800, 9223372036854775807, dtype=np.int64)
+top = ordered_sum(u32(s, i).astype(f) * w(i % 5))
+want = np.array([f(x) for x in want] + [acc, short, rows, seeds, r15, top])
 
 for folder in sys.argv[1:]:
     got = np.load(os.path.join(folder, "draws.npy"))
