@@ -105,7 +105,8 @@ void buildCPUTilingPipeline(OpPassManager &pm,
   pm.addNestedPass<func::FuncOp>(createVersionTiles());
   addUpstream(pm, "canonicalize");
   pm.addNestedPass<func::FuncOp>(
-      createVectorize({options.vectorWidth, options.contractionRows}));
+      createVectorize({options.vectorWidth, options.contractionRows,
+                       options.contractionKBlock}));
   // Keeps vector accumulators in registers across reduction loops.
   addUpstream(pm, "func.func(lower-vector-mask),canonicalize,cse,"
                   "loop-invariant-subset-hoisting,canonicalize,cse");
@@ -279,6 +280,9 @@ struct CPUPipelineCLOptions
   Option<int64_t> contractionTile{*this, "contraction-tile",
                                   llvm::cl::desc("side of a contraction's parallel tile"),
                                   llvm::cl::init(64)};
+  Option<int64_t> contractionKBlock{*this, "contraction-k-block",
+                                    llvm::cl::desc("steps of a contraction's reduction per block"),
+                                    llvm::cl::init(256)};
   Option<int64_t> elementwiseTile{*this, "elementwise-tile",
                                   llvm::cl::desc("elements of an element-wise task"),
                                   llvm::cl::init(16384)};
@@ -295,6 +299,7 @@ struct CPUPipelineCLOptions
     o.tuneMachine = tuneMachine;
     o.vectorWidth = vectorWidth;
     o.contractionRows = contractionRows;
+    o.contractionKBlock = contractionKBlock;
     o.contractionTile = contractionTile;
     o.elementwiseTile = elementwiseTile;
     return o;

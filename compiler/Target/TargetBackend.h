@@ -58,6 +58,7 @@ struct TargetOptions {
   /// CPU: sizes that override the host's target model (0: the model's).
   int64_t cpuVectorWidth = 0;
   int64_t cpuContractionRows = 0;
+  int64_t cpuContractionKBlock = 0;
   int64_t cpuContractionTile = 0;
   int64_t cpuElementwiseTile = 0;
 };

@@ -85,6 +85,11 @@ static cl::opt<int64_t> contractionTile(
     cl::desc("CPU: side of a contraction's parallel tile (default: from the L2 "
              "size, 64 for 1 MiB)"),
     cl::init(0), cl::cat(tdslCategory));
+static cl::opt<int64_t> contractionKBlock(
+    "contraction-k-block",
+    cl::desc("CPU: steps of a contraction's reduction per block (default: from "
+             "the L1 size, 256 for 48 KiB)"),
+    cl::init(0), cl::cat(tdslCategory));
 static cl::opt<int64_t> elementwiseTile(
     "elementwise-tile",
     cl::desc("CPU: elements of an element-wise task (default: from the L2 size, "
@@ -170,6 +175,7 @@ static TargetOptions getTargetOptions() {
   o.gpuBitcode = gpuBitcode;
   o.cpuVectorWidth = vectorWidth;
   o.cpuContractionRows = contractionRows;
+  o.cpuContractionKBlock = contractionKBlock;
   o.cpuContractionTile = contractionTile;
   o.cpuElementwiseTile = elementwiseTile;
   return o;
@@ -191,8 +197,10 @@ static const TargetBackend *checkOptions(bool runMode) {
        gpuTile.getNumOccurrences() || gpuBitcode))
     message = "--gpu-arch, --gpu-block-size and --gpu-tile need --target=cuda";
   if (message.empty() && cuda &&
-      (vectorWidth || contractionRows || contractionTile || elementwiseTile))
-    message = "--vector-width, --contraction-rows, --contraction-tile and "
+      (vectorWidth || contractionRows || contractionTile || contractionKBlock ||
+       elementwiseTile))
+    message = "--vector-width, --contraction-rows, --contraction-tile, "
+              "--contraction-k-block and "
               "--elementwise-tile are sizes of the CPU back end: they need "
               "--target=cpu";
   std::optional<Stage> stage = emitted();

@@ -172,8 +172,12 @@ def Vectorize : Pass<"tdsl-vectorize", "mlir::func::FuncOp"> {
     (masked where shapes are only known at run time). Contractions get an
     `m x n x 1` tile (m = `contraction-rows`, n = `vector-width` * 2) that
     becomes a `vector.contract` (an outer product of FMAs after lowering);
-    other ops vectorize their innermost loop by `vector-width`. Ops that do
-    not meet the vectorizer's preconditions stay scalar.
+    other ops vectorize their innermost loop by `vector-width`. A
+    contraction whose one reduction loop is longer than `reduction-block`
+    first runs in blocks of that many steps (an `scf.for` carrying the
+    output), so that the rows of A and the columns of B that a block's
+    register tiles read stay in the cache across them. Ops that do not meet
+    the vectorizer's preconditions stay scalar.
 
     ```mlir
     // before (inside a 64x64 scf.forall tile)
@@ -189,6 +193,8 @@ def Vectorize : Pass<"tdsl-vectorize", "mlir::func::FuncOp"> {
            "Lanes of the widest vector register (16 f32 with AVX-512)">,
     Option<"contractionRows", "contraction-rows", "int64_t", /*default=*/"8",
            "Rows of a contraction's register tile">,
+    Option<"reductionBlock", "reduction-block", "int64_t", /*default=*/"256",
+           "Steps of a contraction's reduction per block (0: one block)">,
   ];
   let dependentDialects = [
     "mlir::scf::SCFDialect", "mlir::tensor::TensorDialect",

@@ -60,10 +60,16 @@ CPUPipelineOptions CPUTargetModel::pipelineOptions(const TargetOptions &o) const
                                            : (vectorRegisters >= 32 ? 8 : 4);
   p.contractionTile = o.cpuContractionTile ? o.cpuContractionTile
                                            : pow2In(l2Bytes / (16 << 10), 32, 128);
+  // A block's 2-vector columns of B fit in two thirds of L1 (48 KiB: 384
+  // steps, 256 as a power of two).
+  p.contractionKBlock =
+      o.cpuContractionKBlock ? o.cpuContractionKBlock
+                             : pow2In(l1Bytes * 2 / 3 / (2 * p.vectorWidth * 4), 64, 1024);
   p.elementwiseTile = o.cpuElementwiseTile ? o.cpuElementwiseTile
                                            : pow2In(l2Bytes / 64, 4096, 65536);
   // Sizes given on the command line win over the tuner's choices.
-  if (o.optLevel > 0 && !o.cpuVectorWidth && !o.cpuContractionRows && !o.cpuContractionTile) {
+  if (o.optLevel > 0 && !o.cpuVectorWidth && !o.cpuContractionRows && !o.cpuContractionTile &&
+      !o.cpuContractionKBlock) {
     p.tuneCache = tuneCachePath();
     p.tuneMachine = machineKey();
   }
@@ -105,6 +111,8 @@ std::string CPUTargetModel::describe(const TargetOptions &o) const {
        mark(o.cpuContractionRows) + "\n";
   s += "contraction tile: " + std::to_string(p.contractionTile) +
        mark(o.cpuContractionTile) + "\n";
+  s += "contraction k block: " + std::to_string(p.contractionKBlock) +
+       mark(o.cpuContractionKBlock) + "\n";
   s += "elementwise tile: " + std::to_string(p.elementwiseTile) +
        mark(o.cpuElementwiseTile) + "\n";
   s += "machine key: " + machineKey() + "\n";
@@ -119,6 +127,8 @@ std::string tdsl::checkCPUSizeOverrides(const TargetOptions &o) {
     return "--vector-width must be a power of two from 1 to 64";
   if (bad(o.cpuContractionRows, 1, 32))
     return "--contraction-rows must be from 1 to 32";
+  if (bad(o.cpuContractionKBlock, 1, 1 << 20))
+    return "--contraction-k-block must be from 1 to 1048576";
   if (bad(o.cpuContractionTile, 1, 4096))
     return "--contraction-tile must be from 1 to 4096";
   if (bad(o.cpuElementwiseTile, 1, int64_t(1) << 30))

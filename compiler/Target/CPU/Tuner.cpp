@@ -154,9 +154,10 @@ LogicalResult tdsl::tuneContractions(ModuleOp module, const TargetOptions &optio
     error = "--tune needs -O1 or higher (-O0 does not tile)";
     return failure();
   }
-  if (options.cpuVectorWidth || options.cpuContractionRows || options.cpuContractionTile) {
+  if (options.cpuVectorWidth || options.cpuContractionRows || options.cpuContractionTile ||
+      options.cpuContractionKBlock) {
     error = "--tune chooses the contraction sizes: give it without --vector-width, "
-            "--contraction-rows and --contraction-tile";
+            "--contraction-rows, --contraction-tile and --contraction-k-block";
     return failure();
   }
   if (base.tuneCache.empty()) {
@@ -191,7 +192,7 @@ LogicalResult tdsl::tuneContractions(ModuleOp module, const TargetOptions &optio
     machines[base.tuneMachine] = llvm::json::Object();
   llvm::json::Object &known = *machines.getObject(base.tuneMachine);
 
-  SmallVector<linalg::LinalgOp> todo;
+  SmallVector<linalg::LinalgOp> untimed;
   llvm::StringSet<> seen;
   linalgModule->walk([&](linalg::LinalgOp op) {
     if (!isTunableContraction(op))
@@ -202,7 +203,7 @@ LogicalResult tdsl::tuneContractions(ModuleOp module, const TargetOptions &optio
     if (known.getObject(key))
       log << "tdslc: --tune: " << describe(op) << ": in the cache already\n";
     else
-      todo.push_back(op);
+      untimed.push_back(op);
   });
 
   // The model's sizes first: every other candidate is measured against them.
@@ -212,7 +213,7 @@ LogicalResult tdsl::tuneContractions(ModuleOp module, const TargetOptions &optio
       if (tile != base.contractionTile || rows != base.contractionRows)
         candidates.push_back({tile, rows});
   bool changed = false;
-  for (linalg::LinalgOp op : todo) {
+  for (linalg::LinalgOp op : untimed) {
     std::string key = contractionKey(op);
     llvm::json::Array tried;
     TileConfig best;
