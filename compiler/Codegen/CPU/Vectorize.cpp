@@ -206,7 +206,7 @@ struct VectorizePass : tdsl::impl::VectorizeBase<VectorizePass> {
     bool longer = false;
     for (unsigned i = 0; i < iters.size(); ++i) {
       bool red = iters[i] == utils::IteratorType::reduction;
-      longer |= red && !ShapedType::isDynamic(ranges[i]) && ranges[i] > kBlock;
+      longer |= red && (ShapedType::isDynamic(ranges[i]) || ranges[i] > kBlock);
       sizes.push_back(rw.getIndexAttr(red ? kBlock : 0));
     }
     if (!longer)
