@@ -1,13 +1,14 @@
 // kernel_calls.c - records the time of every kernel call of a TDSL
 // executable, for bench/suite.py. Loaded with LD_PRELOAD, it wraps the
-// runtime's tdsl_kernel_register(_kind) and tdsl_kernel_end (the calls the
-// generated code makes around each kernel, see runtime/lib/Profile.cpp),
-// passes every call on unchanged, and at exit writes to the file named by
+// runtime's tdsl_kernel_register(_kind), tdsl_kernel_id and tdsl_kernel_end
+// (the calls the generated code makes around each kernel, see
+// runtime/lib/Profile.cpp), passes every call on unchanged, and at exit
+// writes to the file named by
 // $TDSL_BENCH_CALLS:
 //   {"kernels": [[id, "name", "where"], ...],
 //    "calls": [[id, start ns, end ns], ...]}
 // with the calls in the order they ended, on the runtime's clock
-// (CLOCK_MONOTONIC). The profile (--profile-json) only keeps each kernel's
+// (tdsl_clock_ns). The profile (--profile-json) only keeps each kernel's
 // total; the per-call times let the suite drop a warm-up repetition, see
 // each repetition's time, and time the span from the first kernel of a
 // piece of work to the end of its last (what runs between its kernels
@@ -40,8 +41,13 @@ static void *next(const char *name) {
   return f;
 }
 
-/// The runtime's clock (std::chrono::steady_clock: CLOCK_MONOTONIC).
+/// The runtime's clock (tdsl_clock_ns; CLOCK_MONOTONIC in runtimes that
+/// have none), so the start times it passes compare with ours.
+static int64_t (*runtimeClock)(void);
+
 static int64_t nowNs(void) {
+  if (runtimeClock)
+    return runtimeClock();
   struct timespec t;
   clock_gettime(CLOCK_MONOTONIC, &t);
   return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
@@ -65,31 +71,39 @@ static void addKernel(int32_t id, const char *name, const char *where) {
   pthread_mutex_unlock(&lock);
 }
 
+static RegisterFn realRegister;
+static RegisterKindFn realRegisterKind;
+static EndFn realEnd;
+
 int32_t tdsl_kernel_register(const char *name, const char *where) {
-  static RegisterFn real;
-  if (!real)
-    real = (RegisterFn)next("tdsl_kernel_register");
-  int32_t id = real(name, where);
+  int32_t id = realRegister(name, where);
   addKernel(id, name, where);
+  return id;
+}
+
+typedef int32_t (*IdFn)(int32_t *, const char *, const char *);
+
+/// Launch sites look their id up here; a site's first call registers it.
+static IdFn realId;
+
+int32_t tdsl_kernel_id(int32_t *slot, const char *name, const char *where) {
+  int first = __atomic_load_n(slot, __ATOMIC_ACQUIRE) < 0;
+  int32_t id = realId(slot, name, where);
+  if (first)
+    addKernel(id, name, where);
   return id;
 }
 
 int32_t tdsl_kernel_register_kind(const char *name, const char *where,
                                   int32_t kind) {
-  static RegisterKindFn real;
-  if (!real)
-    real = (RegisterKindFn)next("tdsl_kernel_register_kind");
-  int32_t id = real(name, where, kind);
+  int32_t id = realRegisterKind(name, where, kind);
   addKernel(id, name, where);
   return id;
 }
 
 void tdsl_kernel_end(int32_t id, int64_t start, double flops, double bytes) {
-  static EndFn real;
   int64_t end = nowNs();
-  if (!real)
-    real = (EndFn)next("tdsl_kernel_end");
-  real(id, start, flops, bytes);
+  realEnd(id, start, flops, bytes);
   pthread_mutex_lock(&lock);
   if (ncalls == capcalls) {
     capcalls = capcalls ? 2 * capcalls : 4096;
@@ -100,6 +114,16 @@ void tdsl_kernel_end(int32_t id, int64_t start, double flops, double bytes) {
   calls[ncalls].end = end;
   ++ncalls;
   pthread_mutex_unlock(&lock);
+}
+
+/// Looks the runtime's functions up before main: a lookup in the first
+/// kernel call (microseconds) would count in its time.
+__attribute__((constructor)) static void resolve(void) {
+  realRegister = (RegisterFn)next("tdsl_kernel_register");
+  realRegisterKind = (RegisterKindFn)next("tdsl_kernel_register_kind");
+  realId = (IdFn)next("tdsl_kernel_id");
+  realEnd = (EndFn)next("tdsl_kernel_end");
+  runtimeClock = (int64_t (*)(void))dlsym(RTLD_NEXT, "tdsl_clock_ns");
 }
 
 static void jsonString(FILE *f, const char *s) {

@@ -92,6 +92,8 @@ void buildTDSLToLinalgPipeline(OpPassManager &pm, bool shareRandomBlocks) {
 
 void buildCPUTilingPipeline(OpPassManager &pm,
                             const CPUPipelineOptions &options) {
+  if (options.optLevel > 0)
+    pm.addNestedPass<func::FuncOp>(createUpdateInPlace());
   pm.addPass(createTimeKernels());
   if (options.optLevel == 0)
     return;
@@ -115,6 +117,7 @@ void buildCPUTilingPipeline(OpPassManager &pm,
 void buildCPUBufferizePipeline(OpPassManager &pm) {
   // A tensor.empty whose value is inserted into a bigger tensor (an update
   // at an offset) becomes a slice of it, so the op writes there in place.
+  pm.addNestedPass<func::FuncOp>(createPrepareInPlaceUpdates());
   addUpstream(pm, "eliminate-empty-tensors,"
                   "one-shot-bufferize{bufferize-function-boundaries "
                   "function-boundary-type-conversion=identity-layout-map "

@@ -173,7 +173,9 @@ Status saveNpy(const char *path, int32_t dtype, int64_t rank, void *memref);
 Status loadCsv(const char *path, int32_t dtype, int64_t *sizesOut,
                void **dataOut);
 
-/// Nanoseconds on the steady clock.
+/// Nanoseconds on the steady clock (read through the time-stamp counter
+/// once it is calibrated against it, where the kernel's clock is the TSC:
+/// Clock.cpp).
 int64_t nowNs();
 
 /// Sets a function tdsl_profile_report calls first, to add timings that are

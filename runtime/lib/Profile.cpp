@@ -216,6 +216,15 @@ int32_t tdsl_kernel_register_kind(const char *name, const char *where,
   return it->second;
 }
 
+int32_t tdsl_kernel_id(int32_t *slot, const char *name, const char *where) {
+  int32_t id = __atomic_load_n(slot, __ATOMIC_ACQUIRE);
+  if (id >= 0)
+    return id;
+  id = tdsl_kernel_register(name, where);
+  __atomic_store_n(slot, id, __ATOMIC_RELEASE);
+  return id;
+}
+
 int64_t tdsl_kernel_begin(int32_t) { return nowNs(); }
 
 /// Adds a call of `ns` nanoseconds to kernel `id`; an unknown id is a misuse

@@ -2,7 +2,6 @@
 #include "Internal.h"
 
 #include <atomic>
-#include <chrono>
 #include <cstdarg>
 #include <cstdio>
 #include <cstdlib>
@@ -82,12 +81,6 @@ Status tdsl::rt::checkDtypeAndRank(int32_t dtype, int64_t rank,
     return Status::errorAt(
         nullptr, format("%s: invalid rank %lld", what, (long long)rank));
   return Status();
-}
-
-int64_t tdsl::rt::nowNs() {
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(
-             std::chrono::steady_clock::now().time_since_epoch())
-      .count();
 }
 
 MemRefView::MemRefView(void *desc, int64_t rank, int64_t elemSize)

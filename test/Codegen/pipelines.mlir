@@ -65,7 +65,7 @@
 // tdsl-cpu-to-llvm (and the whole pipeline): LLVM dialect only; each forall
 // is an outlined body launched through tdsl_parallel_for.
 // LLVM-DAG: llvm.func @tdsl_parallel_for(i64, i64, i64, !llvm.ptr, !llvm.ptr)
-// LLVM-DAG: llvm.func @tdsl_kernel_register(!llvm.ptr, !llvm.ptr) -> i32
+// LLVM-DAG: llvm.func @tdsl_kernel_id(!llvm.ptr, !llvm.ptr, !llvm.ptr) -> i32
 // LLVM-DAG: llvm.func @tdsl_print_f32(f32, !llvm.ptr, i32)
 // LLVM-LABEL: llvm.func @main_forall_0(
 // LLVM-SAME: %{{.*}}: i64, %{{.*}}: i64, %[[CTX:.*]]: !llvm.ptr)

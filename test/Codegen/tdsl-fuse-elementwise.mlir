@@ -161,3 +161,87 @@ func.func @producer_outside_loop(%y: tensor<16xf32>, %n: index) -> tensor<16xf32
   }
   return %r : tensor<16xf32>
 }
+
+// -----
+
+// A producer whose value is also used before the consumer (a stencil sweep
+// written into the tensor the next sweep reads) would stay for that use and
+// run twice: no fusion.
+// CHECK-LABEL: func.func @use_before_consumer(
+// CHECK: %[[E:.*]] = linalg.generic
+// CHECK: math.exp
+// CHECK: tensor.insert_slice %[[E]]
+// CHECK: linalg.generic
+// CHECK-SAME: ins(%[[E]], %{{.*}} : tensor<16xf32>, tensor<16xf32>)
+// CHECK-NOT: math.exp
+// CHECK: return
+func.func @use_before_consumer(%y: tensor<16xf32>, %b: tensor<32xf32>) -> tensor<16xf32> {
+  %e0 = tensor.empty() : tensor<16xf32>
+  %e = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]}
+      ins(%y : tensor<16xf32>) outs(%e0 : tensor<16xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %v = math.exp %in : f32
+    linalg.yield %v : f32
+  } -> tensor<16xf32>
+  %u = tensor.insert_slice %e into %b[8] [16] [1] : tensor<16xf32> into tensor<32xf32>
+  %s = tensor.extract_slice %u[0] [16] [1] : tensor<32xf32> to tensor<16xf32>
+  %g = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]}
+      ins(%e, %s : tensor<16xf32>, tensor<16xf32>) outs(%e0 : tensor<16xf32>) {
+  ^bb0(%in: f32, %in2: f32, %out: f32):
+    %v = arith.addf %in, %in2 : f32
+    linalg.yield %v : f32
+  } -> tensor<16xf32>
+  return %g : tensor<16xf32>
+}
+
+// A producer also used after the consumer is fused once: the fused op
+// returns its value too, and the later use takes it from there.
+// CHECK-LABEL: func.func @use_after_consumer(
+// CHECK: %[[F:.*]]:2 = linalg.generic
+// CHECK: math.exp
+// CHECK: arith.addf
+// CHECK-NOT: linalg.generic
+// CHECK: return %[[F]]#{{[01]}}, %[[F]]#{{[01]}}
+func.func @use_after_consumer(%y: tensor<16xf32>) -> (tensor<16xf32>, tensor<16xf32>) {
+  %e0 = tensor.empty() : tensor<16xf32>
+  %e = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]}
+      ins(%y : tensor<16xf32>) outs(%e0 : tensor<16xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %v = math.exp %in : f32
+    linalg.yield %v : f32
+  } -> tensor<16xf32>
+  %g = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]}
+      ins(%e : tensor<16xf32>) outs(%e0 : tensor<16xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %v = arith.addf %in, %in : f32
+    linalg.yield %v : f32
+  } -> tensor<16xf32>
+  return %e, %g : tensor<16xf32>, tensor<16xf32>
+}
+
+// A consumer that reads one column of a value stored anyway would store
+// only that column: the value stays its own op and is read.
+// CHECK-LABEL: func.func @column_of_stored(
+// CHECK: %[[E:.*]] = linalg.generic
+// CHECK: math.exp
+// CHECK: %[[C:.*]] = linalg.generic
+// CHECK-SAME: ins(%[[E]] : tensor<4x8xf32>)
+// CHECK-NOT: math.exp
+// CHECK: return %[[E]], %[[C]]
+func.func @column_of_stored(%y: tensor<4x8xf32>) -> (tensor<4x8xf32>, tensor<4xf32>) {
+  %e0 = tensor.empty() : tensor<4x8xf32>
+  %e = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
+      ins(%y : tensor<4x8xf32>) outs(%e0 : tensor<4x8xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %v = math.exp %in : f32
+    linalg.yield %v : f32
+  } -> tensor<4x8xf32>
+  %c0 = tensor.empty() : tensor<4xf32>
+  %c = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0, 0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]}
+      ins(%e : tensor<4x8xf32>) outs(%c0 : tensor<4xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %v = arith.addf %in, %in : f32
+    linalg.yield %v : f32
+  } -> tensor<4xf32>
+  return %e, %c : tensor<4x8xf32>, tensor<4xf32>
+}

@@ -1,11 +1,14 @@
 // Each outermost kernel (linalg op other than a fill, scf.forall) is wrapped
-// in tdsl_kernel_register/begin/end, with its work for the profile.
+// in tdsl_kernel_id/begin/end, with its work for the profile. Each launch
+// site has an i32 global where the runtime keeps its id after the first
+// launch.
 //
 // RUN: tdsl-opt %s --tdsl-time-kernels | FileCheck %s
 // RUN: tdsl-opt %s --tdsl-time-kernels --canonicalize | FileCheck %s --check-prefix=WORK
 // RUN: tdsl-opt %s --tdsl-time-kernels | FileCheck %s --check-prefix=WHERE
 
-// CHECK-DAG: func.func private @tdsl_kernel_register(!llvm.ptr, !llvm.ptr) -> i32
+// CHECK-DAG: func.func private @tdsl_kernel_id(!llvm.ptr, !llvm.ptr, !llvm.ptr) -> i32
+// CHECK-DAG: llvm.mlir.global internal @__tdsl_kernel_id_0(-1 : i32)
 // CHECK-DAG: func.func private @tdsl_kernel_begin(i32) -> i64
 // CHECK-DAG: func.func private @tdsl_kernel_end(i32, i64, f64, f64)
 // The name comes from a NameLoc, the place from the file location inside it.
@@ -20,9 +23,10 @@
 // CHECK-LABEL: func.func @matmul(
 // The fill is not a kernel.
 // CHECK: %[[FILL:.*]] = linalg.fill
+// CHECK-NEXT: %[[S:.*]] = llvm.mlir.addressof @__tdsl_kernel_id_{{[0-9]+}} : !llvm.ptr
 // CHECK-NEXT: %[[N:.*]] = llvm.mlir.addressof @[[MMNAME]] : !llvm.ptr
 // CHECK-NEXT: %[[W:.*]] = llvm.mlir.addressof @[[MMWHERE]] : !llvm.ptr
-// CHECK-NEXT: %[[ID:.*]] = call @tdsl_kernel_register(%[[N]], %[[W]]) : (!llvm.ptr, !llvm.ptr) -> i32
+// CHECK-NEXT: %[[ID:.*]] = call @tdsl_kernel_id(%[[S]], %[[N]], %[[W]]) : (!llvm.ptr, !llvm.ptr, !llvm.ptr) -> i32
 // CHECK-NEXT: %[[T0:.*]] = call @tdsl_kernel_begin(%[[ID]]) : (i32) -> i64
 // Each kernel gets an id ("<function>#<n>") so that CSE cannot merge two
 // identical kernels and leave one timed region empty.
@@ -47,7 +51,7 @@ func.func @matmul(%a: tensor<8x4xf32>, %b: tensor<4x16xf32>) -> tensor<8x16xf32>
 // of each operand.
 // CHECK-LABEL: func.func @generic(
 // CHECK-SAME: %[[X:.*]]: tensor<?xf64>
-// CHECK: call @tdsl_kernel_register
+// CHECK: call @tdsl_kernel_id
 // CHECK: %[[T0:.*]] = call @tdsl_kernel_begin
 // CHECK: linalg.generic
 // CHECK-SAME: attrs = {tdsl.kernel_id = "generic#0"}

@@ -74,6 +74,43 @@ protected:
 };
 } // namespace
 
+TEST_F(RuntimeProfile, LaunchSitesKeepTheirId) {
+  int32_t slot = -1, other = -1;
+  int32_t id = tdsl_kernel_id(&slot, "site", "p.tdsl:7:1");
+  EXPECT_EQ(slot, id);
+  EXPECT_EQ(id, tdsl_kernel_register("site", "p.tdsl:7:1"));
+  // Later calls return the kept id without looking the name up.
+  EXPECT_EQ(tdsl_kernel_id(&slot, nullptr, nullptr), id);
+  // Another site of the same kernel shares its row.
+  EXPECT_EQ(tdsl_kernel_id(&other, "site", "p.tdsl:7:1"), id);
+  int32_t third = -1;
+  int32_t next = tdsl_kernel_id(&third, "site2", "p.tdsl:8:1");
+  EXPECT_NE(next, id);
+  EXPECT_EQ(third, next);
+}
+
+TEST_F(RuntimeProfile, ClockIsSteadyAcrossItsCalibrations) {
+  // nowNs switches from the steady clock to the TSC after 0.2 ms and
+  // re-measures the TSC's rate after 1 s: never backwards, and in step with
+  // the steady clock within 0.1% + 20 us over the whole second and a half.
+  auto steady = [] {
+    return std::chrono::duration_cast<std::chrono::nanoseconds>(
+               std::chrono::steady_clock::now().time_since_epoch())
+        .count();
+  };
+  int64_t t0 = tdsl_clock_ns(), s0 = steady(), last = t0;
+  int64_t end = s0 + 1'500'000'000;
+  while (steady() < end) {
+    int64_t t = tdsl_clock_ns();
+    ASSERT_GE(t, last);
+    last = t;
+    if ((t & 0xfff) == 0)
+      std::this_thread::sleep_for(std::chrono::microseconds(50));
+  }
+  int64_t elapsed = tdsl_clock_ns() - t0, wall = steady() - s0;
+  EXPECT_NEAR(double(elapsed), double(wall), 1e-3 * double(wall) + 20'000.0);
+}
+
 TEST_F(RuntimeProfile, RegistrationIsIdempotent) {
   int32_t a = tdsl_kernel_register("k", "p.tdsl:1:1");
   EXPECT_EQ(tdsl_kernel_register("k", "p.tdsl:1:1"), a);

@@ -31,6 +31,26 @@ struct TimeKernelsPass : tdsl::impl::TimeKernelsBase<TimeKernelsPass> {
         timeKernels(fn, rt);
   }
 
+  /// The address of a new i32 global holding -1, where the runtime keeps a
+  /// launch site's kernel id after its first launch (a registration looks
+  /// the name up in a map: in a loop of small kernels it cost as much as
+  /// the kernels).
+  Value idSlot(OpBuilder &b, Location loc) {
+    ModuleOp module = getOperation();
+    std::string name;
+    do
+      name = "__tdsl_kernel_id_" + std::to_string(slots++);
+    while (module.lookupSymbol(name));
+    OpBuilder mb(module.getContext());
+    mb.setInsertionPointToStart(module.getBody());
+    LLVM::GlobalOp::create(mb, loc, mb.getI32Type(), /*isConstant=*/false,
+                           LLVM::Linkage::Internal, name,
+                           mb.getI32IntegerAttr(-1));
+    return LLVM::AddressOfOp::create(
+        b, loc, LLVM::LLVMPointerType::get(b.getContext()), name);
+  }
+  unsigned slots = 0;
+
   void timeKernels(func::FuncOp fn, tdsl::RuntimeCalls &rt) {
     // Outermost kernels, also inside sequential loops and branches.
     SmallVector<Operation *> kernels;
@@ -57,7 +77,9 @@ struct TimeKernelsPass : tdsl::impl::TimeKernelsBase<TimeKernelsPass> {
       if (name.empty())
         name = fn.getSymName().str() + "." +
                op->getName().stripDialect().str();
-      Value id = rt.call(b, loc, tdsl::RuntimeFn::tdsl_kernel_register, {rt.getString(b, loc, name), rt.getWhere(b, loc)})[0];
+      Value slot = idSlot(b, loc);
+      Value id = rt.call(b, loc, tdsl::RuntimeFn::tdsl_kernel_id,
+                         {slot, rt.getString(b, loc, name), rt.getWhere(b, loc)})[0];
       Value t0 = rt.call(b, loc, tdsl::RuntimeFn::tdsl_kernel_begin, {id})[0];
       b.setInsertionPointAfter(op);
       Value flops, bytes;

@@ -132,6 +132,74 @@ def FuseElementwise : Pass<"tdsl-fuse-elementwise", "mlir::func::FuncOp"> {
   let dependentDialects = ["mlir::linalg::LinalgDialect", "mlir::tensor::TensorDialect"];
 }
 
+def UpdateInPlace : Pass<"tdsl-update-in-place", "mlir::func::FuncOp"> {
+  let summary = "Compute element-wise updates of a region into that region";
+  let description = [{
+    `ey[i + 1, j] = ney[i, j]` where `ney[i, j]` reads `ey[i + 1, j]` (an
+    FDTD field update) is, after lowering, an element-wise
+    `linalg.generic` into a `tensor.empty` whose result is inserted into a
+    region of `ey`, and that reads the same region through a
+    `tensor.extract_slice` with the output's indexing map. Bufferization
+    cannot write it in place (the op's input and its destination are two
+    different slices to its analysis), so the update went through a
+    temporary with two copies. This pass makes the region the op's `outs`
+    and has the body read it there, which bufferization writes in place
+    (tiled, each tile reads the tile it writes). Only ops whose loops are
+    all parallel: each element is read before it is written, by the same
+    iteration.
+
+    ```mlir
+    // before
+    %r = tensor.extract_slice %ey[1, 0] [199, 240] [1, 1]
+    %n = linalg.generic ins(%r, %h : ...) outs(%empty : ...) {
+    ^bb0(%e: f64, %x: f64, %out: f64): ... uses %e
+    }
+    %u = tensor.insert_slice %n into %ey[1, 0] [199, 240] [1, 1]
+    // after
+    %n = linalg.generic ins(%h : ...) outs(%r : ...) {
+    ^bb0(%x: f64, %e: f64): ... uses %e
+    }
+    %u = tensor.insert_slice %n into %ey[1, 0] [199, 240] [1, 1]
+    ```
+  }];
+  let dependentDialects = ["mlir::linalg::LinalgDialect", "mlir::tensor::TensorDialect"];
+}
+
+def PrepareInPlaceUpdates : Pass<"tdsl-prepare-in-place-updates", "mlir::func::FuncOp"> {
+  let summary = "Shape offset updates so bufferization writes them in place";
+  let description = [{
+    Runs just before `eliminate-empty-tensors` and one-shot bufferization.
+    An update at an offset (`b[i + 1] = nb[i]`, a `tensor.insert_slice`)
+    whose source an op computed into a `tensor.empty` can be written
+    straight into the destination, but two shapes of the IR stop that:
+
+    - one `tensor.empty` serving several ops (CSE merges equal ones), of
+      which empty-tensor elimination can turn only one into a slice of its
+      destination: each use gets its own `tensor.empty`;
+    - a read of the inserted value after the update (the next sweep of a
+      stencil reads `nb`, since canonicalization folds the slice of the
+      updated tensor back to it), which one-shot analysis counts as a read
+      after a write of the destination and answers with a copy: the read
+      takes the same slice of the updated tensor instead.
+
+    ```mlir
+    // before
+    %e = tensor.empty() : tensor<398xf64>
+    %nb = linalg.generic ... outs(%e)
+    %b2 = tensor.insert_slice %nb into %b[1] [398] [1]
+    %na = linalg.generic ins(%nb, ...) outs(%e)
+    // after
+    %e = tensor.empty() : tensor<398xf64>
+    %nb = linalg.generic ... outs(%e)
+    %b2 = tensor.insert_slice %nb into %b[1] [398] [1]
+    %s = tensor.extract_slice %b2[1] [398] [1]
+    %e1 = tensor.empty() : tensor<398xf64>
+    %na = linalg.generic ins(%s, ...) outs(%e1)
+    ```
+  }];
+  let dependentDialects = ["mlir::tensor::TensorDialect"];
+}
+
 def CheckStaticShapes : Pass<"tdsl-check-static-shapes", "mlir::ModuleOp"> {
   let summary = "Report run-time shape checks that fail for sure as errors";
   let description = [{

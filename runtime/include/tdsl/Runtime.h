@@ -277,11 +277,22 @@ enum {
 TDSL_RUNTIME_EXPORT int32_t tdsl_kernel_register(const char *name,
                                                  const char *where);
 
+/** The id of kernel `name` at `where`, registered on the first call and
+ *  kept in `*slot` (which starts at -1) for later ones: a launch site's
+ *  cache, so a kernel in a loop looks its id up once. Thread-safe. */
+TDSL_RUNTIME_EXPORT int32_t tdsl_kernel_id(int32_t *slot, const char *name,
+                                           const char *where);
+
 /** As tdsl_kernel_register, with a kind (TDSL_KIND_*); the id is unique per
  *  (name, where, kind). */
 TDSL_RUNTIME_EXPORT int32_t tdsl_kernel_register_kind(const char *name,
                                                       const char *where,
                                                       int32_t kind);
+
+/** The clock of the profile, in ns (steady: CLOCK_MONOTONIC, read through
+ *  the TSC where the kernel's clock source is the TSC). For tools that time
+ *  launches alongside the runtime (bench/tools/kernel_calls.c). */
+TDSL_RUNTIME_EXPORT int64_t tdsl_clock_ns(void);
 
 /** Starts timing a launch of kernel `id`; returns the start time in ns. */
 TDSL_RUNTIME_EXPORT int64_t tdsl_kernel_begin(int32_t id);

@@ -1,0 +1,104 @@
+//===- UpdateInPlace.cpp - element-wise updates computed into their region -===//
+#include "compiler/Codegen/Common/Passes.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/PatternMatch.h"
+
+namespace tdsl {
+#define GEN_PASS_DEF_UPDATEINPLACE
+#include "compiler/Codegen/Common/Passes.h.inc"
+} // namespace tdsl
+
+using namespace mlir;
+
+namespace {
+bool sameRegion(tensor::ExtractSliceOp read, tensor::InsertSliceOp write) {
+  return read.getSource() == write.getDest() &&
+         read.getType() == write.getSourceType() &&
+         read.getMixedOffsets() == write.getMixedOffsets() &&
+         read.getMixedSizes() == write.getMixedSizes() &&
+         read.getMixedStrides() == write.getMixedStrides();
+}
+
+/// The region an output of `op` is inserted into, when the op computes it
+/// into a tensor.empty and an input reads that region element for element:
+/// the input's operand numbers, or none.
+SmallVector<unsigned> regionInputs(linalg::GenericOp op, OpOperand &init) {
+  if (!init.get().getDefiningOp<tensor::EmptyOp>())
+    return {};
+  OpResult result = op.getTiedOpResult(&init);
+  tensor::InsertSliceOp write;
+  for (Operation *user : result.getUsers())
+    if (auto insert = dyn_cast<tensor::InsertSliceOp>(user))
+      if (insert.getSource() == result)
+        write = insert;
+  if (!write)
+    return {};
+  AffineMap outMap = op.getMatchingIndexingMap(&init);
+  SmallVector<unsigned> inputs;
+  for (OpOperand *input : op.getDpsInputOperands()) {
+    auto read = input->get().getDefiningOp<tensor::ExtractSliceOp>();
+    if (read && sameRegion(read, write) &&
+        op.getMatchingIndexingMap(input) == outMap &&
+        (inputs.empty() ||
+         op->getOperand(inputs.front()) == input->get()))
+      inputs.push_back(input->getOperandNumber());
+  }
+  return inputs;
+}
+
+/// Rewrites `op` so output `init` starts as the region its inputs `reads`
+/// (operand numbers) read, and the body reads it there.
+void updateInPlace(RewriterBase &rewriter, linalg::GenericOp op,
+                   OpOperand &init, ArrayRef<unsigned> reads) {
+  Value region = op->getOperand(reads.front());
+  SmallVector<Value> inputs;
+  SmallVector<AffineMap> maps;
+  for (OpOperand *input : op.getDpsInputOperands())
+    if (!llvm::is_contained(reads, input->getOperandNumber())) {
+      inputs.push_back(input->get());
+      maps.push_back(op.getMatchingIndexingMap(input));
+    }
+  SmallVector<Value> outputs;
+  for (OpOperand &output : op.getDpsInitsMutable()) {
+    outputs.push_back(&output == &init ? region : output.get());
+    maps.push_back(op.getMatchingIndexingMap(&output));
+  }
+  rewriter.setInsertionPoint(op);
+  auto updated = linalg::GenericOp::create(
+      rewriter, op.getLoc(), op->getResultTypes(), inputs, outputs, maps,
+      op.getIteratorTypesArray());
+  updated->setDiscardableAttrs(op->getDiscardableAttrDictionary());
+  rewriter.inlineRegionBefore(op.getRegion(), updated.getRegion(),
+                              updated.getRegion().begin());
+  Block &body = updated.getRegion().front();
+  BlockArgument out = body.getArgument(init.getOperandNumber());
+  for (unsigned n : llvm::reverse(reads)) {
+    rewriter.replaceAllUsesWith(body.getArgument(n), out);
+    body.eraseArgument(n);
+  }
+  rewriter.replaceOp(op, updated->getResults());
+}
+
+struct UpdateInPlacePass : tdsl::impl::UpdateInPlaceBase<UpdateInPlacePass> {
+  void runOnOperation() override {
+    IRRewriter rewriter(&getContext());
+    SmallVector<linalg::GenericOp> ops;
+    getOperation().walk([&](linalg::GenericOp op) {
+      if (op.getNumLoops() == op.getNumParallelLoops() &&
+          op.hasPureTensorSemantics())
+        ops.push_back(op);
+    });
+    for (linalg::GenericOp op : ops)
+      for (OpOperand &init : op.getDpsInitsMutable()) {
+        SmallVector<unsigned> reads = regionInputs(op, init);
+        if (!reads.empty()) {
+          updateInPlace(rewriter, op, init, reads);
+          break; // `op` is gone; one region per op
+        }
+      }
+  }
+};
+} // namespace
