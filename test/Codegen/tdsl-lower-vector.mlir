@@ -106,3 +106,26 @@ func.func @mask_2d(%m: index, %n: index) -> vector<2x16xi1> {
   %r = vector.create_mask %m, %n : vector<2x16xi1>
   return %r : vector<2x16xi1>
 }
+
+// A gather from a buffer with a run-time stride loads lane by lane (LLVM's
+// masked gather and upstream's conditional vector.loads need unit stride).
+// CHECK-LABEL: func.func @strided_gather(
+// CHECK-SAME: %[[B:.*]]: memref<6xf64, strided<[?], offset: ?>>, %[[I:.*]]: vector<2xindex>, %[[M:.*]]: vector<2xi1>, %[[P:.*]]: vector<2xf64>
+// CHECK: %[[I0:.*]] = vector.extract %[[I]][0] : index from vector<2xindex>
+// CHECK: %[[M0:.*]] = vector.extract %[[M]][0] : i1 from vector<2xi1>
+// CHECK: %[[R0:.*]] = scf.if %[[M0]] -> (vector<2xf64>) {
+// CHECK: %[[V0:.*]] = memref.load %[[B]][%{{.*}}] : memref<6xf64, strided<[?], offset: ?>>
+// CHECK: vector.insert %[[V0]], %[[P]] [0] : f64 into vector<2xf64>
+// CHECK: } else {
+// CHECK: scf.yield %[[P]] : vector<2xf64>
+// CHECK: %[[M1:.*]] = vector.extract %[[M]][1] : i1 from vector<2xi1>
+// CHECK: scf.if %[[M1]] -> (vector<2xf64>) {
+// CHECK: memref.load %[[B]]
+// CHECK-NOT: vector.gather
+// CHECK: return
+func.func @strided_gather(%b: memref<6xf64, strided<[?], offset: ?>>, %i: vector<2xindex>,
+                          %m: vector<2xi1>, %p: vector<2xf64>) -> vector<2xf64> {
+  %c0 = arith.constant 0 : index
+  %r = vector.gather %b[%c0] [%i], %m, %p : memref<6xf64, strided<[?], offset: ?>>, vector<2xindex>, vector<2xi1>, vector<2xf64> into vector<2xf64>
+  return %r : vector<2xf64>
+}

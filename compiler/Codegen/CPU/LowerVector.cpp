@@ -4,6 +4,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/Dialect/Vector/Transforms/LoweringPatterns.h"
 #include "mlir/Dialect/Vector/Transforms/VectorRewritePatterns.h"
@@ -48,6 +49,51 @@ struct ZeroDTransferWrite : OpRewritePattern<vector::TransferWriteOp> {
   }
 };
 
+/// A 1-D gather from a memref whose innermost stride is not known to be 1
+/// (an scf.if yielding a buffer or a slice of one gets a fully dynamic
+/// layout) becomes one conditional scalar load per lane: LLVM's masked
+/// gather and upstream's conditional-load lowering (vector.load) both need
+/// unit stride, and the latter failed to verify.
+struct StridedGatherToLoads : OpRewritePattern<vector::GatherOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(vector::GatherOp op,
+                                PatternRewriter &rw) const override {
+    auto memref = dyn_cast<MemRefType>(op.getBase().getType());
+    VectorType type = op.getVectorType();
+    if (!memref || type.getRank() != 1 || type.isScalable())
+      return failure();
+    int64_t offset;
+    SmallVector<int64_t> strides;
+    if (succeeded(memref.getStridesAndOffset(strides, offset)) &&
+        (strides.empty() || strides.back() == 1))
+      return failure();
+    Location loc = op.getLoc();
+    SmallVector<Value> base(op.getOffsets());
+    Value result = op.getPassThru();
+    for (int64_t lane = 0; lane < type.getNumElements(); ++lane) {
+      Value index = vector::ExtractOp::create(rw, loc, op.getIndices(), lane);
+      Value enabled = vector::ExtractOp::create(rw, loc, op.getMask(), lane);
+      SmallVector<Value> at = base;
+      at.back() = arith::AddIOp::create(
+          rw, loc, at.back(),
+          arith::IndexCastOp::create(rw, loc, rw.getIndexType(), index));
+      auto branch = scf::IfOp::create(
+          rw, loc, enabled,
+          [&](OpBuilder &b, Location l) {
+            Value v = memref::LoadOp::create(b, l, op.getBase(), at);
+            scf::YieldOp::create(
+                b, l, ValueRange{vector::InsertOp::create(b, l, v, result, lane)});
+          },
+          [&](OpBuilder &b, Location l) {
+            scf::YieldOp::create(b, l, ValueRange{result});
+          });
+      result = branch.getResult(0);
+    }
+    rw.replaceOp(op, result);
+    return success();
+  }
+};
+
 struct LowerVectorPass : tdsl::impl::LowerVectorBase<LowerVectorPass> {
   void runOnOperation() override {
     MLIRContext *ctx = &getContext();
@@ -75,7 +121,7 @@ struct LowerVectorPass : tdsl::impl::LowerVectorBase<LowerVectorPass> {
     vector::populateVectorBroadcastLoweringPatterns(patterns);
     vector::populateVectorShapeCastLoweringPatterns(patterns);
     vector::populateVectorTransferLoweringPatterns(patterns, /*maxTransferRank=*/1);
-    patterns.add<ZeroDTransferRead, ZeroDTransferWrite>(ctx);
+    patterns.add<ZeroDTransferRead, ZeroDTransferWrite, StridedGatherToLoads>(ctx);
     vector::populateVectorInterleaveLoweringPatterns(patterns);
     vector::populateVectorStepLoweringPatterns(patterns);
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))

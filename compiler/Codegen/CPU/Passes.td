@@ -251,7 +251,10 @@ def LowerVector : Pass<"tdsl-lower-vector", "mlir::func::FuncOp"> {
     `vector.contract` to outer products (then FMAs), `vector.multi_reduction`
     to inner reductions, transposes to shuffles, masks, broadcasts and shape
     casts to 1-D ops, and transfers of rank 1 to plain loads and stores.
-    It runs after `convert-vector-to-scf` has cut transfers down to rank 1.
+    A gather from a buffer whose innermost stride is not known to be 1 (a
+    buffer yielded by an `scf.if` with a slice on the other branch) becomes
+    conditional scalar loads. It runs after `convert-vector-to-scf` has cut
+    transfers down to rank 1.
 
     ```mlir
     // before
@@ -261,15 +264,17 @@ def LowerVector : Pass<"tdsl-lower-vector", "mlir::func::FuncOp"> {
     %s = vector.reduction <add>, %e, %a : vector<8xf32> into f32
     ```
   }];
-  let dependentDialects = ["mlir::vector::VectorDialect", "mlir::arith::ArithDialect"];
+  let dependentDialects = ["mlir::vector::VectorDialect", "mlir::arith::ArithDialect",
+                           "mlir::memref::MemRefDialect", "mlir::scf::SCFDialect"];
 }
 
 def TimeKernels : Pass<"tdsl-time-kernels", "mlir::ModuleOp"> {
   let summary = "Time every kernel launch and count its work for the profile";
   let description = [{
     Wraps each outermost linalg op (fills aside) and each outermost
-    `scf.forall`, also inside sequential loops, in calls of the runtime's `tdsl_kernel_begin` and
-    `tdsl_kernel_end`. The kernel's name and DSL line come from its location.
+    `scf.forall`, also inside sequential loops, in calls of the runtime's
+    `tdsl_kernel_id` (which keeps the launch site's id in an i32 global
+    after its first launch), `tdsl_kernel_begin` and `tdsl_kernel_end`. The kernel's name and DSL line come from its location.
     For linalg ops the end call also gets the work the compiler knows:
     floating-point and integer operations (iterations times the arithmetic
     ops of the body) and bytes (the sizes of all operands), from which the
@@ -278,7 +283,7 @@ def TimeKernels : Pass<"tdsl-time-kernels", "mlir::ModuleOp"> {
 
     ```mlir
     // after
-    %id = call @tdsl_kernel_register(%name, %where)
+    %id = call @tdsl_kernel_id(%slot, %name, %where)
     %t0 = call @tdsl_kernel_begin(%id)
     %r = linalg.matmul ...
     call @tdsl_kernel_end(%id, %t0, %flops, %bytes)
