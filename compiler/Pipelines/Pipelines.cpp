@@ -102,7 +102,8 @@ void buildCPUTilingPipeline(OpPassManager &pm,
   pm.addNestedPass<func::FuncOp>(createSplitReduction());
   pm.addNestedPass<func::FuncOp>(createCollapseDims());
   pm.addNestedPass<func::FuncOp>(
-      createTileToForall({options.contractionTile, options.elementwiseTile}));
+      createTileToForall({options.contractionTile, options.minTasks,
+                          options.elementwiseTile}));
   addUpstream(pm, "canonicalize,cse");
   pm.addNestedPass<func::FuncOp>(createVersionTiles());
   addUpstream(pm, "canonicalize");
@@ -282,7 +283,11 @@ struct CPUPipelineCLOptions
                                   llvm::cl::init(8)};
   Option<int64_t> contractionTile{*this, "contraction-tile",
                                   llvm::cl::desc("side of a contraction's parallel tile"),
-                                  llvm::cl::init(64)};
+                                  llvm::cl::init(256)};
+  Option<int64_t> minTasks{*this, "min-tasks",
+                           llvm::cl::desc("tiles a static contraction should have "
+                                          "at least (0: the tile as given)"),
+                           llvm::cl::init(4)};
   Option<int64_t> contractionKBlock{*this, "contraction-k-block",
                                     llvm::cl::desc("steps of a contraction's reduction per block"),
                                     llvm::cl::init(256)};
@@ -304,6 +309,7 @@ struct CPUPipelineCLOptions
     o.contractionRows = contractionRows;
     o.contractionKBlock = contractionKBlock;
     o.contractionTile = contractionTile;
+    o.minTasks = minTasks;
     o.elementwiseTile = elementwiseTile;
     return o;
   }

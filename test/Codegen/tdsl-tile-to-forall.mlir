@@ -2,7 +2,7 @@
 // for contractions, outer-dimension tiles of ~elementwise-tile elements for
 // element-wise ops, nothing for whole reductions; fills fuse into the tiles.
 // RUN: tdsl-opt %s --tdsl-tile-to-forall | FileCheck %s
-// RUN: tdsl-opt %s --tdsl-tile-to-forall="contraction-tile=32 elementwise-tile=1024" | FileCheck %s --check-prefix=OPT
+// RUN: tdsl-opt %s --tdsl-tile-to-forall="contraction-tile=32 min-tasks=0 elementwise-tile=1024" | FileCheck %s --check-prefix=OPT
 
 // CHECK-DAG: #[[CLAMP:.*]] = affine_map<(d0)[s0] -> (-d0 + s0, 64)>
 
@@ -74,6 +74,33 @@ func.func @dynamic(%x: tensor<?x?xf32>) -> tensor<?x?xf32> {
     %m = math.exp %in : f32
     linalg.yield %m : f32
   } -> tensor<?x?xf32>
+  return %r : tensor<?x?xf32>
+}
+
+// A product on run-time shapes: tiles of 256 when they number min-tasks (4)
+// or more at run time, else tiles of 64 (a copy in the else branch).
+// CHECK-LABEL: func.func @dynamic_matmul(
+// CHECK: arith.ceildivui %{{.*}}, %c256
+// CHECK: arith.ceildivui %{{.*}}, %c256
+// CHECK: %[[T:.*]] = arith.muli
+// CHECK: %[[BIG:.*]] = arith.cmpi uge, %[[T]], %c4
+// CHECK: scf.if %[[BIG]] -> (tensor<?x?xf32>) {
+// CHECK: scf.forall (%{{.*}}, %{{.*}}) = (0, 0) to (%{{.*}}, %{{.*}}) step (256, 256)
+// CHECK: } else {
+// CHECK: scf.forall (%{{.*}}, %{{.*}}) = (0, 0) to (%{{.*}}, %{{.*}}) step (64, 64)
+// The side given as an option is the side of every tile.
+// OPT-LABEL: func.func @dynamic_matmul(
+// OPT-NOT: scf.if
+// OPT: scf.forall (%{{.*}}, %{{.*}}) = (0, 0) to (%{{.*}}, %{{.*}}) step (32, 32)
+func.func @dynamic_matmul(%a: tensor<?x?xf32>, %b: tensor<?x?xf32>) -> tensor<?x?xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %cst = arith.constant 0.0 : f32
+  %m = tensor.dim %a, %c0 : tensor<?x?xf32>
+  %n = tensor.dim %b, %c1 : tensor<?x?xf32>
+  %e = tensor.empty(%m, %n) : tensor<?x?xf32>
+  %f = linalg.fill ins(%cst : f32) outs(%e : tensor<?x?xf32>) -> tensor<?x?xf32>
+  %r = linalg.matmul ins(%a, %b : tensor<?x?xf32>, tensor<?x?xf32>) outs(%f : tensor<?x?xf32>) -> tensor<?x?xf32>
   return %r : tensor<?x?xf32>
 }
 

@@ -107,7 +107,12 @@ def TileToForall : Pass<"tdsl-tile-to-forall", "mlir::func::FuncOp"> {
     parallel loop into an `scf.forall`, fusing the producers of its operands
     (fills, element-wise ops) into the tiles. Tile sizes come from the
     target: contractions get square tiles of `contraction-tile` rows and
-    columns, element-wise ops tile their outermost dimension so that a tile
+    columns (halved, down to 32, while a contraction of static shape has
+    fewer than `min-tasks` tiles and each keeps 32K steps, so that every
+    core has work; a contraction on run-time shapes runs in an `scf.if` on
+    whether its tiles number `min-tasks`, with a copy of 64 x 64 tiles in
+    the else branch), element-wise
+    ops tile their outermost dimension so that a tile
     holds about `elementwise-tile` elements. Ops with no parallel loop (whole
     reductions) stay serial (tdsl-split-reduction has split the large ones
     first; a block of one, tagged `tdsl.blocked_reduction`, is one tile).
@@ -121,8 +126,11 @@ def TileToForall : Pass<"tdsl-tile-to-forall", "mlir::func::FuncOp"> {
     ```
   }];
   let options = [
-    Option<"contractionTile", "contraction-tile", "int64_t", /*default=*/"64",
+    Option<"contractionTile", "contraction-tile", "int64_t", /*default=*/"256",
            "Tile size of the parallel dimensions of contractions">,
+    Option<"minTasks", "min-tasks", "int64_t", /*default=*/"4",
+           "Tiles a static contraction should have at least (0: the tile "
+           "size as given)">,
     Option<"elementwiseTile", "elementwise-tile", "int64_t", /*default=*/"16384",
            "Elements per tile of element-wise ops">,
   ];

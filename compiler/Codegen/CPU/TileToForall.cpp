@@ -4,6 +4,8 @@
 #include "compiler/Codegen/Common/TilingUtils.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -19,8 +21,25 @@ using namespace mlir;
 
 namespace {
 
+/// Marks the small-tile copy of a contraction on run-time shapes.
+constexpr llvm::StringLiteral kSmallTilesAttr = "tdsl.small_tiles";
+
 struct TileToForallPass : tdsl::impl::TileToForallBase<TileToForallPass> {
   using Base::Base;
+
+  /// Side of the tiles of a contraction on run-time shapes that has fewer
+  /// than `min-tasks` tiles of the full side (tdsl-tile-to-forall versions
+  /// it): 64, which keeps both cores busy from 256 x 256 up.
+  static constexpr int64_t kSmallSide = 64;
+
+  /// Tiles of the loops `ranges` cut by `sizes` (0: whole); static ranges.
+  static int64_t tileCount(ArrayRef<int64_t> ranges, ArrayRef<int64_t> sizes) {
+    int64_t n = 1;
+    for (auto [r, s] : llvm::zip(ranges, sizes))
+      if (s != 0)
+        n *= llvm::divideCeil(r, s);
+    return n;
+  }
 
   /// Tile sizes for `op`: zero for reduction loops (they stay in the tile).
   SmallVector<int64_t> chooseTileSizes(linalg::LinalgOp op) {
@@ -47,11 +66,27 @@ struct TileToForallPass : tdsl::impl::TileToForallBase<TileToForallPass> {
       // A loop no longer than the tile stays whole in each tile (untiled).
       size_t inner = std::min<size_t>(2, parallel.size());
       std::optional<tdsl::TileConfig> tuned = tdsl::getTileConfig(op);
-      int64_t side = tuned ? tuned->tile : contractionTile;
-      for (size_t k = 0; k < parallel.size(); ++k) {
-        int64_t r = ranges[parallel[k]];
-        int64_t tile = k + inner < parallel.size() ? 1 : side;
-        sizes[parallel[k]] = !ShapedType::isDynamic(r) && r <= tile && tile > 1 ? 0 : tile;
+      int64_t side = tuned                                ? tuned->tile
+                     : op->hasAttr(kSmallTilesAttr) ? kSmallSide
+                                                          : contractionTile;
+      auto sizesFor = [&](int64_t side) {
+        for (size_t k = 0; k < parallel.size(); ++k) {
+          int64_t r = ranges[parallel[k]];
+          int64_t tile = k + inner < parallel.size() ? 1 : side;
+          sizes[parallel[k]] = !ShapedType::isDynamic(r) && r <= tile && tile > 1 ? 0 : tile;
+        }
+      };
+      sizesFor(side);
+      // Big tiles reuse more of A and B per block, but a 256 x 512 product
+      // must still keep every core busy (a product too small to pay for a
+      // task, under 32K steps a tile, keeps its tiles).
+      if (!tuned && minTasks > 0 && !op.hasDynamicShape()) {
+        int64_t steps = 1;
+        for (int64_t r : ranges)
+          steps *= r;
+        while (side > 32 && tileCount(ranges, sizes) < minTasks &&
+               steps / (2 * tileCount(ranges, sizes)) >= (int64_t(1) << 15))
+          sizesFor(side /= 2);
       }
       return sizes;
     }
@@ -63,6 +98,66 @@ struct TileToForallPass : tdsl::impl::TileToForallBase<TileToForallPass> {
     }
     sizes[parallel[0]] = std::max<int64_t>(1, elementwiseTile / std::max<int64_t>(inner, 1));
     return sizes;
+  }
+
+  /// A contraction on run-time shapes cannot halve its tiles at compile
+  /// time: it runs in an scf.if on whether its tiles of the full side number
+  /// `min-tasks` or more, with a copy of small tiles in the else branch.
+  /// Returns the two copies, or none when `op` needs no version.
+  std::optional<std::pair<linalg::LinalgOp, linalg::LinalgOp>>
+  versionBySize(IRRewriter &rw, linalg::LinalgOp op, ArrayRef<int64_t> sizes) {
+    if (minTasks <= 0 || !op.hasDynamicShape() || tdsl::getTileConfig(op) ||
+        op.getNumReductionLoops() == 0 || op.getNumParallelLoops() < 2 ||
+        op->hasAttr(kSmallTilesAttr) || op->hasAttr("tdsl.blocked_reduction") ||
+        llvm::none_of(sizes, [&](int64_t t) { return t > kSmallSide; }))
+      return std::nullopt;
+    Location loc = op->getLoc();
+    rw.setInsertionPoint(op);
+    SmallVector<Range> loops = op.createLoopRanges(rw, loc);
+    Value tiles = arith::ConstantIndexOp::create(rw, loc, 1);
+    for (auto [range, size] : llvm::zip(loops, sizes)) {
+      if (size == 0)
+        continue;
+      Value extent = getValueOrCreateConstantIndexOp(rw, loc, range.size);
+      Value count = arith::CeilDivUIOp::create(
+          rw, loc, extent, arith::ConstantIndexOp::create(rw, loc, size));
+      tiles = arith::MulIOp::create(rw, loc, tiles, count);
+    }
+    Value enough = arith::CmpIOp::create(
+        rw, loc, arith::CmpIPredicate::uge, tiles,
+        arith::ConstantIndexOp::create(rw, loc, minTasks));
+    Operation *big = nullptr, *small = nullptr;
+    auto branch = scf::IfOp::create(
+        rw, loc, enough,
+        [&](OpBuilder &b, Location l) {
+          big = b.clone(*op);
+          scf::YieldOp::create(b, l, big->getResults());
+        },
+        [&](OpBuilder &b, Location l) {
+          small = b.clone(*op);
+          small->setAttr(kSmallTilesAttr, b.getUnitAttr());
+          scf::YieldOp::create(b, l, small->getResults());
+        });
+    rw.replaceOp(op, branch.getResults());
+    return std::make_pair(cast<linalg::LinalgOp>(big),
+                          cast<linalg::LinalgOp>(small));
+  }
+
+  /// Tiles `op` by `sizes` into scf.forall loops that carry its location
+  /// and kernel id (against CSE merging).
+  void tile(IRRewriter &rw, linalg::LinalgOp op, ArrayRef<int64_t> sizes) {
+    Location loc = op->getLoc();
+    Attribute id = op->getAttr("tdsl.kernel_id");
+    auto tiled = tdsl::tileToForallFusingFills(rw, op, sizes);
+    if (failed(tiled)) {
+      op.emitWarning("could not be tiled; it runs serially");
+      return;
+    }
+    for (Operation *loop : tiled->second) {
+      loop->setLoc(loc);
+      if (id)
+        loop->setAttr("tdsl.kernel_id", id);
+    }
   }
 
   void runOnOperation() override {
@@ -81,19 +176,12 @@ struct TileToForallPass : tdsl::impl::TileToForallBase<TileToForallPass> {
       SmallVector<int64_t> sizes = chooseTileSizes(op);
       if (llvm::all_of(sizes, [](int64_t s) { return s == 0; }))
         continue;
-      // Loops carry the op's location and kernel id (against CSE merging).
-      Location loc = op->getLoc();
-      Attribute id = op->getAttr("tdsl.kernel_id");
-      auto tiled = tdsl::tileToForallFusingFills(rw, op, sizes);
-      if (failed(tiled)) {
-        op.emitWarning("could not be tiled; it runs serially");
+      if (auto versions = versionBySize(rw, op, sizes)) {
+        tile(rw, versions->first, sizes);
+        tile(rw, versions->second, chooseTileSizes(versions->second));
         continue;
       }
-      for (Operation *loop : tiled->second) {
-        loop->setLoc(loc);
-        if (id)
-          loop->setAttr("tdsl.kernel_id", id);
-      }
+      tile(rw, op, sizes);
     }
   }
 };

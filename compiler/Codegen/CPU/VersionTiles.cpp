@@ -58,9 +58,16 @@ struct VersionTilesPass : tdsl::impl::VersionTilesBase<VersionTilesPass> {
 
   void runOnOperation() override {
     SmallVector<linalg::LinalgOp> ops;
+    // Ops in a tile, not yet under a version's scf.if in that tile (an
+    // scf.if around the whole forall chooses its tile size).
+    auto versioned = [](Operation *op) {
+      auto branch = op->getParentOfType<scf::IfOp>();
+      auto tile = op->getParentOfType<scf::ForallOp>();
+      return branch && tile && tile->isProperAncestor(branch);
+    };
     getOperation().walk([&](linalg::LinalgOp op) {
       if (op.hasPureTensorSemantics() && op->getParentOfType<scf::ForallOp>() &&
-          !op->getParentOfType<scf::IfOp>() && op.getNumReductionLoops() > 0 &&
+          !versioned(op) && op.getNumReductionLoops() > 0 &&
           op.getNumParallelLoops() >= 2 && op.hasDynamicShape() && op->getNumResults() == 1)
         ops.push_back(op);
     });

@@ -58,13 +58,19 @@ CPUPipelineOptions CPUTargetModel::pipelineOptions(const TargetOptions &o) const
   p.vectorWidth = o.cpuVectorWidth ? o.cpuVectorWidth : vectorBits / 32;
   p.contractionRows = o.cpuContractionRows ? o.cpuContractionRows
                                            : (vectorRegisters >= 32 ? 8 : 4);
-  p.contractionTile = o.cpuContractionTile ? o.cpuContractionTile
-                                           : pow2In(l2Bytes / (16 << 10), 32, 128);
   // A block's 2-vector columns of B fit in two thirds of L1 (48 KiB: 384
   // steps, 256 as a power of two).
   p.contractionKBlock =
       o.cpuContractionKBlock ? o.cpuContractionKBlock
                              : pow2In(l1Bytes * 2 / 3 / (2 * p.vectorWidth * 4), 64, 1024);
+  // A tile's block of A (side x k block) and of B (k block x side) fill
+  // half of L2 (1 MiB, k block 256: 256); each is read from memory once
+  // per block and reused by every register tile of the tile. Halved for
+  // small products until every core has two tiles (min tasks).
+  p.contractionTile =
+      o.cpuContractionTile ? o.cpuContractionTile
+                           : pow2In(l2Bytes / 2 / (2 * p.contractionKBlock * 4), 32, 256);
+  p.minTasks = o.cpuContractionTile ? 0 : 2 * int64_t(cores);
   p.elementwiseTile = o.cpuElementwiseTile ? o.cpuElementwiseTile
                                            : pow2In(l2Bytes / 64, 4096, 65536);
   // Sizes given on the command line win over the tuner's choices.
@@ -111,6 +117,7 @@ std::string CPUTargetModel::describe(const TargetOptions &o) const {
        mark(o.cpuContractionRows) + "\n";
   s += "contraction tile: " + std::to_string(p.contractionTile) +
        mark(o.cpuContractionTile) + "\n";
+  s += "parallel tasks per contraction: at least " + std::to_string(p.minTasks) + "\n";
   s += "contraction k block: " + std::to_string(p.contractionKBlock) +
        mark(o.cpuContractionKBlock) + "\n";
   s += "elementwise tile: " + std::to_string(p.elementwiseTile) +

@@ -208,7 +208,7 @@ LogicalResult tdsl::tuneContractions(ModuleOp module, const TargetOptions &optio
 
   // The model's sizes first: every other candidate is measured against them.
   SmallVector<TileConfig> candidates = {{base.contractionTile, base.contractionRows}};
-  for (int64_t tile : {32, 64, 128})
+  for (int64_t tile : {32, 64, 128, 256})
     for (int64_t rows : {4, 8})
       if (tile != base.contractionTile || rows != base.contractionRows)
         candidates.push_back({tile, rows});
