@@ -287,7 +287,7 @@ struct CPUPipelineCLOptions
   Option<int64_t> minTasks{*this, "min-tasks",
                            llvm::cl::desc("tiles a static contraction should have "
                                           "at least (0: the tile as given)"),
-                           llvm::cl::init(4)};
+                           llvm::cl::init(8)};
   Option<int64_t> contractionKBlock{*this, "contraction-k-block",
                                     llvm::cl::desc("steps of a contraction's reduction per block"),
                                     llvm::cl::init(256)};

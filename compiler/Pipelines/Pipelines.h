@@ -15,7 +15,7 @@ struct CPUPipelineOptions {
   int64_t vectorWidth = 16;     // f32 lanes of a vector register
   int64_t contractionRows = 8;  // rows of a contraction's register tile
   int64_t contractionTile = 256; // side of a contraction's parallel tile
-  int64_t minTasks = 4; // tiles a static contraction should have (0: exact tile)
+  int64_t minTasks = 8; // tiles a static contraction should have (0: exact tile)
   int64_t contractionKBlock = 256; // steps of a contraction's reduction per block
   int64_t elementwiseTile = 16384; // elements of an element-wise task
   /// The tuner's cache and this machine's key in it (tdsl-apply-tuning);

@@ -77,13 +77,13 @@ func.func @dynamic(%x: tensor<?x?xf32>) -> tensor<?x?xf32> {
   return %r : tensor<?x?xf32>
 }
 
-// A product on run-time shapes: tiles of 256 when they number min-tasks (4)
+// A product on run-time shapes: tiles of 256 when they number min-tasks (8)
 // or more at run time, else tiles of 64 (a copy in the else branch).
 // CHECK-LABEL: func.func @dynamic_matmul(
 // CHECK: arith.ceildivui %{{.*}}, %c256
 // CHECK: arith.ceildivui %{{.*}}, %c256
 // CHECK: %[[T:.*]] = arith.muli
-// CHECK: %[[BIG:.*]] = arith.cmpi uge, %[[T]], %c4
+// CHECK: %[[BIG:.*]] = arith.cmpi uge, %[[T]], %c8
 // CHECK: scf.if %[[BIG]] -> (tensor<?x?xf32>) {
 // CHECK: scf.forall (%{{.*}}, %{{.*}}) = (0, 0) to (%{{.*}}, %{{.*}}) step (256, 256)
 // CHECK: } else {

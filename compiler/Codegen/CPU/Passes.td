@@ -128,7 +128,7 @@ def TileToForall : Pass<"tdsl-tile-to-forall", "mlir::func::FuncOp"> {
   let options = [
     Option<"contractionTile", "contraction-tile", "int64_t", /*default=*/"256",
            "Tile size of the parallel dimensions of contractions">,
-    Option<"minTasks", "min-tasks", "int64_t", /*default=*/"4",
+    Option<"minTasks", "min-tasks", "int64_t", /*default=*/"8",
            "Tiles a static contraction should have at least (0: the tile "
            "size as given)">,
     Option<"elementwiseTile", "elementwise-tile", "int64_t", /*default=*/"16384",
