@@ -66,7 +66,9 @@ struct TscRate {
   double nsPerTick;
   uint64_t refineAtTicks; // ticks after which to measure again; 0: never
   int64_t at(uint64_t ticks) const {
-    return baseNs + int64_t(double(ticks - baseTicks) * nsPerTick);
+    // Signed: a thread that read the TSC just before another published
+    // this rate, or on a core a few cycles behind, is slightly before base.
+    return baseNs + int64_t(double(int64_t(ticks - baseTicks)) * nsPerTick);
   }
 };
 

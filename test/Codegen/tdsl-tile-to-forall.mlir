@@ -187,3 +187,14 @@ func.func @conv(%x: tensor<4x3x8x8xf32>, %w: tensor<8x3x3x3xf32>) -> tensor<4x8x
   } -> tensor<4x8x6x6xf32>
   return %r : tensor<4x8x6x6xf32>
 }
+
+// An empty batch (0 tiles) does not halve its tiles (it divided by zero).
+// CHECK-LABEL: func.func @empty_batch(
+// CHECK: linalg.batch_matmul
+func.func @empty_batch(%a: tensor<0x64x64xf32>, %b: tensor<0x64x64xf32>) -> tensor<0x64x64xf32> {
+  %cst = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<0x64x64xf32>
+  %f = linalg.fill ins(%cst : f32) outs(%e : tensor<0x64x64xf32>) -> tensor<0x64x64xf32>
+  %r = linalg.batch_matmul ins(%a, %b : tensor<0x64x64xf32>, tensor<0x64x64xf32>) outs(%f : tensor<0x64x64xf32>) -> tensor<0x64x64xf32>
+  return %r : tensor<0x64x64xf32>
+}

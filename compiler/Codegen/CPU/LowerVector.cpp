@@ -74,9 +74,9 @@ struct StridedGatherToLoads : OpRewritePattern<vector::GatherOp> {
       Value index = vector::ExtractOp::create(rw, loc, op.getIndices(), lane);
       Value enabled = vector::ExtractOp::create(rw, loc, op.getMask(), lane);
       SmallVector<Value> at = base;
-      at.back() = arith::AddIOp::create(
-          rw, loc, at.back(),
-          arith::IndexCastOp::create(rw, loc, rw.getIndexType(), index));
+      if (!index.getType().isIndex())
+        index = arith::IndexCastOp::create(rw, loc, rw.getIndexType(), index);
+      at.back() = arith::AddIOp::create(rw, loc, at.back(), index);
       auto branch = scf::IfOp::create(
           rw, loc, enabled,
           [&](OpBuilder &b, Location l) {

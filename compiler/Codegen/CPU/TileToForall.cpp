@@ -93,7 +93,9 @@ struct TileToForallPass : tdsl::impl::TileToForallBase<TileToForallPass> {
         int64_t steps = 1;
         for (int64_t r : ranges)
           steps *= r;
-        while (side > 32 && tileCount(ranges, sizes) < minTasks &&
+        // (An empty loop, 0 tiles, has nothing to share.)
+        while (side > 32 && tileCount(ranges, sizes) > 0 &&
+               tileCount(ranges, sizes) < minTasks &&
                steps / (2 * tileCount(ranges, sizes)) >= (int64_t(1) << 15))
           sizesFor(side /= 2);
         // Partial tiles at the edges run masked code (tdsl-version-tiles
