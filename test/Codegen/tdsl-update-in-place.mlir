@@ -101,3 +101,24 @@ func.func @reduction(%a: tensor<4x4xf64>, %v: tensor<8xf64>) -> tensor<8xf64> {
   %u = tensor.insert_slice %n into %v[0] [4] [1] : tensor<4xf64> into tensor<8xf64>
   return %u : tensor<8xf64>
 }
+
+// -----
+
+// An output written by several iterations (map (d0, d1) -> (d0)) would read
+// elements the op has already updated: untouched.
+// CHECK-LABEL: func.func @output_written_twice(
+// CHECK: %[[E:.*]] = tensor.empty
+// CHECK: linalg.generic
+// CHECK-SAME: outs(%[[E]] : tensor<4xf64>)
+func.func @output_written_twice(%v: tensor<8xf64>, %w: tensor<4x3xf64>) -> tensor<8xf64> {
+  %e = tensor.empty() : tensor<4xf64>
+  %r = tensor.extract_slice %v[0] [4] [1] : tensor<8xf64> to tensor<4xf64>
+  %n = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "parallel"]}
+      ins(%r, %w : tensor<4xf64>, tensor<4x3xf64>) outs(%e : tensor<4xf64>) {
+  ^bb0(%x: f64, %y: f64, %out: f64):
+    %s = arith.addf %x, %y : f64
+    linalg.yield %s : f64
+  } -> tensor<4xf64>
+  %u = tensor.insert_slice %n into %v[0] [4] [1] : tensor<4xf64> into tensor<8xf64>
+  return %u : tensor<8xf64>
+}

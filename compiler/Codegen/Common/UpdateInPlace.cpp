@@ -36,7 +36,10 @@ SmallVector<unsigned> regionInputs(linalg::GenericOp op, OpOperand &init) {
         write = insert;
   if (!write)
     return {};
+  // Each element written once, by the iteration that read it.
   AffineMap outMap = op.getMatchingIndexingMap(&init);
+  if (!outMap.isPermutation())
+    return {};
   SmallVector<unsigned> inputs;
   for (OpOperand *input : op.getDpsInputOperands()) {
     auto read = input->get().getDefiningOp<tensor::ExtractSliceOp>();
