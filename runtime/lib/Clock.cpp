@@ -88,24 +88,28 @@ struct TscClock {
   Sample start = sample();
   std::atomic<const TscRate *> rate{nullptr};
   std::atomic<int> stage{0}; // measurements claimed so far
+  /// Measurement n's rate, written once by the thread that claimed it, then
+  /// published; never freed (readers may hold a pointer until exit).
+  TscRate rates[2] = {};
 
-  /// The rate from `start` to a new sample, continuing from `previous`'s
-  /// time (leaked on purpose: readers may hold it until exit).
-  const TscRate *measure(const TscRate *previous, bool last) {
+  /// Rate `n`, from `start` to a new sample, continuing from `previous`'s
+  /// time; null if the clocks did not advance.
+  const TscRate *measure(int n, const TscRate *previous) {
     Sample now = sample();
     if (now.ticks <= start.ticks || now.ns <= start.ns)
       return nullptr;
     double nsPerTick = double(now.ns - start.ns) / double(now.ticks - start.ticks);
     int64_t baseNs = previous ? previous->at(now.ticks) : now.ns;
-    uint64_t refine = last ? 0 : now.ticks + uint64_t(kSecondNs / nsPerTick);
-    return new TscRate{baseNs, now.ticks, nsPerTick, refine};
+    uint64_t refine = n == 1 ? 0 : now.ticks + uint64_t(kSecondNs / nsPerTick);
+    rates[n] = TscRate{baseNs, now.ticks, nsPerTick, refine};
+    return &rates[n];
   }
 
   int64_t now() {
     if (const TscRate *r = rate.load(std::memory_order_acquire)) {
       uint64_t ticks = __rdtsc();
       if (r->refineAtTicks && ticks >= r->refineAtTicks && claim(1))
-        if (const TscRate *next = measure(r, /*last=*/true)) {
+        if (const TscRate *next = measure(1, r)) {
           rate.store(next, std::memory_order_release);
           return next->at(__rdtsc());
         }
@@ -113,7 +117,7 @@ struct TscClock {
     }
     int64_t ns = steadyNs();
     if (usable && ns - start.ns >= kFirstNs && claim(0))
-      if (const TscRate *first = measure(nullptr, /*last=*/false))
+      if (const TscRate *first = measure(0, nullptr))
         rate.store(first, std::memory_order_release);
     return ns;
   }
