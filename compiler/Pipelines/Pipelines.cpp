@@ -272,28 +272,30 @@ std::string getCUDAToolkitPath() {
 namespace {
 struct CPUPipelineCLOptions
     : public PassPipelineOptions<CPUPipelineCLOptions> {
+  /// Pipelines.h's model (not the host's): output does not depend on the host.
+  static inline const CPUPipelineOptions kDefaults{};
   Option<unsigned> optLevel{*this, "opt-level",
                             llvm::cl::desc("0: serial and simple; 2: tiled, on oneTBB"),
-                            llvm::cl::init(2)};
+                            llvm::cl::init(kDefaults.optLevel)};
   Option<int64_t> vectorWidth{*this, "vector-width",
                               llvm::cl::desc("f32 lanes of a vector register"),
-                              llvm::cl::init(16)};
+                              llvm::cl::init(kDefaults.vectorWidth)};
   Option<int64_t> contractionRows{*this, "contraction-rows",
                                   llvm::cl::desc("rows of a contraction's register tile"),
-                                  llvm::cl::init(8)};
+                                  llvm::cl::init(kDefaults.contractionRows)};
   Option<int64_t> contractionTile{*this, "contraction-tile",
                                   llvm::cl::desc("side of a contraction's parallel tile"),
-                                  llvm::cl::init(256)};
+                                  llvm::cl::init(kDefaults.contractionTile)};
   Option<int64_t> minTasks{*this, "min-tasks",
                            llvm::cl::desc("tiles a static contraction should have "
                                           "at least (0: the tile as given)"),
-                           llvm::cl::init(8)};
+                           llvm::cl::init(kDefaults.minTasks)};
   Option<int64_t> contractionKBlock{*this, "contraction-k-block",
                                     llvm::cl::desc("steps of a contraction's reduction per block"),
-                                    llvm::cl::init(256)};
+                                    llvm::cl::init(kDefaults.contractionKBlock)};
   Option<int64_t> elementwiseTile{*this, "elementwise-tile",
                                   llvm::cl::desc("elements of an element-wise task"),
-                                  llvm::cl::init(16384)};
+                                  llvm::cl::init(kDefaults.elementwiseTile)};
   Option<std::string> tuneCache{*this, "tune-cache",
                                  llvm::cl::desc("the tuner's cache file (tdslc --tune)"),
                                  llvm::cl::init("")};

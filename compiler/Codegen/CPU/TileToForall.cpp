@@ -94,9 +94,9 @@ struct TileToForallPass : tdsl::impl::TileToForallBase<TileToForallPass> {
         for (int64_t r : ranges)
           steps *= r;
         // (An empty loop, 0 tiles, has nothing to share.)
-        while (side > 32 && tileCount(ranges, sizes) > 0 &&
-               tileCount(ranges, sizes) < minTasks &&
-               steps / (2 * tileCount(ranges, sizes)) >= (int64_t(1) << 15))
+        for (int64_t n = tileCount(ranges, sizes);
+             side > 32 && n > 0 && n < minTasks && steps / (2 * n) >= (int64_t(1) << 15);
+             n = tileCount(ranges, sizes))
           sizesFor(side /= 2);
         // Partial tiles at the edges run masked code (tdsl-version-tiles
         // gives only full tiles the static one): 200 x 220 in tiles of 128
