@@ -138,10 +138,13 @@ void buildCPUToLLVMPipeline(OpPassManager &pm,
     pm.addPass(createForallToTBB());
   addUpstream(pm, "convert-vector-to-scf{full-unroll},lower-affine,canonicalize");
   pm.addNestedPass<func::FuncOp>(createLowerVector());
+  pm.addNestedPass<func::FuncOp>(createApproximateMath());
   addUpstream(pm, "canonicalize,expand-strided-metadata,lower-affine,"
                   "convert-scf-to-cf,"
                   "convert-vector-to-llvm{vector-contract-lowering=outerproduct},"
-                  "convert-math-to-libm,"
+                  // LLVM intrinsics first (fma, floor, sqrt stay vector
+                  // instructions), libm for what has none (tanh on f64).
+                  "convert-math-to-llvm,convert-math-to-libm,"
                   // Buffers through the runtime's allocator (clean OOM errors).
                   "finalize-memref-to-llvm{use-generic-functions},convert-to-llvm,"
                   "reconcile-unrealized-casts,canonicalize");

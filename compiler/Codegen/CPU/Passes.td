@@ -276,6 +276,25 @@ def LowerVector : Pass<"tdsl-lower-vector", "mlir::func::FuncOp"> {
                            "mlir::memref::MemRefDialect", "mlir::scf::SCFDialect"];
 }
 
+def ApproximateMath : Pass<"tdsl-approximate-math", "mlir::func::FuncOp"> {
+  let summary = "exp, log and tanh on f32 as inline polynomials, also on vectors";
+  let description = [{
+    Rewrites `math.exp`, `math.log` and `math.tanh` on f32 scalars and
+    vectors with MLIR's polynomial approximations (range reduction, then
+    FMAs), which stay vectors: `convert-math-to-libm` would turn each lane
+    into a libm call. Scalar and vector code compute the same values, so a
+    result does not depend on vectorization. f64 keeps libm.
+
+    ```mlir
+    // before
+    %e = math.exp %v : vector<16xf32>
+    // after: arith and math.fma on vector<16xf32>, no call
+    ```
+  }];
+  let dependentDialects = ["mlir::math::MathDialect", "mlir::arith::ArithDialect",
+                           "mlir::vector::VectorDialect"];
+}
+
 def TimeKernels : Pass<"tdsl-time-kernels", "mlir::ModuleOp"> {
   let summary = "Time every kernel launch and count its work for the profile";
   let description = [{
