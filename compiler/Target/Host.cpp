@@ -150,7 +150,10 @@ static unsigned sizeOf(const llvm::Loop &loop) {
 static void outlineLoopsOfLargeFunctions(llvm::Module &module, unsigned limit) {
   llvm::SmallVector<llvm::Function *> large;
   for (llvm::Function &fn : module)
-    if (!fn.isDeclaration() && fn.getInstructionCount() > limit)
+    // Parallel loop bodies (called through a pointer, by the runtime) keep
+    // theirs: they are compiled in some piece anyway.
+    if (!fn.isDeclaration() && !fn.hasAddressTaken() &&
+        fn.getInstructionCount() > limit)
       large.push_back(&fn);
   for (llvm::Function *fn : large) {
     llvm::SmallVector<llvm::SmallVector<llvm::BasicBlock *>> regions;
