@@ -24,15 +24,54 @@ struct KernelStats {
   double flops = 0, bytes = 0;
 };
 
+/// A kernel's counters, added to without a lock: a launch of a small kernel
+/// in a loop (a stencil sweep) cost as much as the kernel when it took the
+/// profile's mutex.
+struct LiveKernel {
+  std::string name, where;
+  int32_t kind = TDSL_KIND_KERNEL;
+  std::atomic<int64_t> calls{0}, totalNs{0};
+  std::atomic<double> flops{0}, bytes{0};
+
+  KernelStats snapshot() const {
+    KernelStats k;
+    k.name = name;
+    k.where = where;
+    k.kind = kind;
+    k.calls = calls.load(std::memory_order_relaxed);
+    k.totalNs = totalNs.load(std::memory_order_relaxed);
+    k.flops = flops.load(std::memory_order_relaxed);
+    k.bytes = bytes.load(std::memory_order_relaxed);
+    return k;
+  }
+  void clear() {
+    calls = 0;
+    totalNs = 0;
+    flops = 0;
+    bytes = 0;
+  }
+};
+
 struct Profile {
-  std::mutex mutex;
-  std::vector<std::unique_ptr<KernelStats>> kernels; // indexed by id
+  // Kernels by id, in chunks that never move once published, so that a
+  // launch finds its counters without the mutex while another thread
+  // registers a kernel.
+  static constexpr int32_t kChunk = 256, kChunks = 4096;
+  std::atomic<LiveKernel *> chunks[kChunks] = {};
+  std::atomic<int32_t> count{0};
+
+  std::mutex mutex; // registration, the report, reset, settings
   std::map<std::tuple<std::string, std::string, int32_t>, int32_t> ids;
   int64_t runStartNs = nowNs();
   int enabled = -1;     // -1: ask TDSL_PROFILE
   bool jsonSet = false; // false: ask TDSL_PROFILE_JSON
   std::string jsonPath;
   bool reported = false;
+
+  /// Kernel `id` (< count).
+  LiveKernel &at(int32_t id) {
+    return chunks[id / kChunk].load(std::memory_order_acquire)[id % kChunk];
+  }
 };
 
 /// Leaked on purpose so the exit-time report never sees a destroyed object.
@@ -207,13 +246,23 @@ int32_t tdsl_kernel_register_kind(const char *name, const char *where,
   std::lock_guard<std::mutex> lock(p.mutex);
   auto key = std::make_tuple(std::string(name ? name : "<unnamed>"),
                              std::string(where ? where : ""), kind);
-  auto [it, inserted] = p.ids.try_emplace(key, int32_t(p.kernels.size()));
-  if (inserted) {
-    auto k = std::make_unique<KernelStats>();
-    std::tie(k->name, k->where, k->kind) = key;
-    p.kernels.push_back(std::move(k));
+  int32_t next = p.count.load(std::memory_order_relaxed);
+  auto [it, inserted] = p.ids.try_emplace(key, next);
+  if (!inserted)
+    return it->second;
+  if (next >= Profile::kChunk * Profile::kChunks) {
+    p.ids.erase(it);
+    exitOnError(Status::errorAt(nullptr, format("more than %d kernels to profile",
+                                               Profile::kChunk * Profile::kChunks)),
+                nullptr);
   }
-  return it->second;
+  if (next % Profile::kChunk == 0)
+    p.chunks[next / Profile::kChunk].store(new LiveKernel[Profile::kChunk],
+                                           std::memory_order_release);
+  LiveKernel &k = p.at(next);
+  std::tie(k.name, k.where, k.kind) = key;
+  p.count.store(next + 1, std::memory_order_release);
+  return next;
 }
 
 int32_t tdsl_kernel_id(int32_t *slot, const char *name, const char *where) {
@@ -229,20 +278,26 @@ int64_t tdsl_kernel_begin(int32_t) { return nowNs(); }
 
 /// Adds a call of `ns` nanoseconds to kernel `id`; an unknown id is a misuse
 /// of the ABI by `caller`'s generated code, reported at "tdsl".
+/// `sum += v` (atomic<double> has no fetch_add before C++20).
+static void addTo(std::atomic<double> &sum, double v) {
+  double old = sum.load(std::memory_order_relaxed);
+  while (!sum.compare_exchange_weak(old, old + v, std::memory_order_relaxed))
+    ;
+}
+
 static Status addCall(const char *caller, int32_t id, int64_t ns, double flops,
                       double bytes) {
   Profile &p = profile();
-  std::lock_guard<std::mutex> lock(p.mutex);
-  if (id < 0 || size_t(id) >= p.kernels.size())
+  if (id < 0 || id >= p.count.load(std::memory_order_acquire))
     return Status::errorAt(nullptr,
                            format("%s: unknown kernel id %d", caller, id));
-  KernelStats &k = *p.kernels[id];
-  ++k.calls;
-  k.totalNs += ns;
+  LiveKernel &k = p.at(id);
+  k.calls.fetch_add(1, std::memory_order_relaxed);
+  k.totalNs.fetch_add(ns, std::memory_order_relaxed);
   if (flops > 0)
-    k.flops += flops;
+    addTo(k.flops, flops);
   if (bytes > 0)
-    k.bytes += bytes;
+    addTo(k.bytes, bytes);
   return Status();
 }
 
@@ -290,8 +345,8 @@ void tdsl_profile_report(void) {
       return;
     p.reported = true;
     runNs = nowNs() - p.runStartNs;
-    for (const auto &k : p.kernels)
-      snapshot.push_back(*k);
+    for (int32_t id = 0, n = p.count.load(); id < n; ++id)
+      snapshot.push_back(p.at(id).snapshot());
     enabled = p.enabled >= 0 ? p.enabled != 0 : [] {
       const char *env = std::getenv("TDSL_PROFILE");
       return env && *env && std::strcmp(env, "0") != 0;
@@ -322,10 +377,8 @@ void tdsl_profile_report(void) {
 void tdsl_profile_reset(void) {
   Profile &p = profile();
   std::lock_guard<std::mutex> lock(p.mutex);
-  for (auto &k : p.kernels) {
-    k->calls = k->totalNs = 0;
-    k->flops = k->bytes = 0;
-  }
+  for (int32_t id = 0, n = p.count.load(); id < n; ++id)
+    p.at(id).clear();
   p.runStartNs = nowNs();
   p.reported = false;
 }

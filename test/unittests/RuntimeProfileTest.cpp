@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
@@ -234,6 +235,33 @@ TEST_F(RuntimeProfile, ConcurrentLaunchesAreAllCounted) {
   EXPECT_EQ(jsonNumber(pj, "calls"), 10000);
   EXPECT_EQ(jsonNumber(pj, "flops"), 10000);
   EXPECT_EQ(jsonNumber(pj, "bytes"), 20000);
+}
+
+// Launches find their counters without a lock while other threads register
+// kernels: the table grows in chunks (of 256) that never move.
+TEST_F(RuntimeProfile, LaunchesWhileKernelsRegister) {
+  int32_t first = tdsl_kernel_register("grow0", "p:1");
+  std::atomic<bool> done{false};
+  std::thread launcher([&] {
+    while (!done.load())
+      tdsl_kernel_end(first, tdsl_kernel_begin(first), 1, 0);
+    tdsl_kernel_end(first, tdsl_kernel_begin(first), 1, 0);
+  });
+  std::vector<int32_t> ids;
+  for (int i = 1; i <= 600; ++i) {
+    ids.push_back(tdsl_kernel_register(("grow" + std::to_string(i)).c_str(), "p:1"));
+    tdsl_kernel_end(ids.back(), tdsl_kernel_begin(ids.back()), i, 0);
+  }
+  done = true;
+  launcher.join();
+  for (size_t i = 1; i < ids.size(); ++i)
+    EXPECT_EQ(ids[i], ids[i - 1] + 1);
+  tdsl_profile_set_json(jsonPath.c_str());
+  tdsl_profile_report();
+  std::string json = readFile(jsonPath);
+  EXPECT_GE(jsonNumber(jsonObjectOf(json, "grow0"), "calls"), 1);
+  EXPECT_EQ(jsonNumber(jsonObjectOf(json, "grow300"), "flops"), 300);
+  EXPECT_EQ(jsonNumber(jsonObjectOf(json, "grow600"), "calls"), 1);
 }
 
 /// Run by EnvironmentEnablesTheExitReport in a child process.
