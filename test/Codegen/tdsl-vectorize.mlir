@@ -134,6 +134,35 @@ func.func @vecmat(%x: tensor<32xf32>, %a: tensor<32x128xf32>, %y: tensor<128xf32
   return %r : tensor<128xf32>
 }
 
+// Index notation's products are linalg.generic ops: one whose body is
+// out + a * b and whose result indexes the leading loops in order becomes a
+// linalg.contract, vectorized as a named one (outer products, so FMAs); a
+// product into a transposed result is left to the element-wise vectorizer.
+// CHECK-LABEL: func.func @index_matmul(
+// CHECK: vector.contract {{.*}} : vector<8x1xf32>, vector<1x32xf32> into vector<8x32xf32>
+// CHECK-NOT: arith.mulf
+// CHECK-LABEL: func.func @index_matmul_transposed_result(
+// CHECK-NOT: vector.contract
+// CHECK: arith.mulf {{.*}} : vector<
+func.func @index_matmul(%a: tensor<64x64xf32>, %b: tensor<64x64xf32>, %c: tensor<64x64xf32>) -> tensor<64x64xf32> {
+  %r = linalg.generic {indexing_maps = [affine_map<(i, j, k) -> (i, k)>, affine_map<(i, j, k) -> (k, j)>, affine_map<(i, j, k) -> (i, j)>], iterator_types = ["parallel", "parallel", "reduction"]} ins(%a, %b : tensor<64x64xf32>, tensor<64x64xf32>) outs(%c : tensor<64x64xf32>) {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %m = arith.mulf %x, %y : f32
+    %s = arith.addf %acc, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<64x64xf32>
+  return %r : tensor<64x64xf32>
+}
+func.func @index_matmul_transposed_result(%a: tensor<64x64xf32>, %b: tensor<64x64xf32>, %c: tensor<64x64xf32>) -> tensor<64x64xf32> {
+  %r = linalg.generic {indexing_maps = [affine_map<(i, j, k) -> (i, k)>, affine_map<(i, j, k) -> (k, j)>, affine_map<(i, j, k) -> (j, i)>], iterator_types = ["parallel", "parallel", "reduction"]} ins(%a, %b : tensor<64x64xf32>, tensor<64x64xf32>) outs(%c : tensor<64x64xf32>) {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %m = arith.mulf %x, %y : f32
+    %s = arith.addf %acc, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<64x64xf32>
+  return %r : tensor<64x64xf32>
+}
+
 // Shapes known only at run time: tiled by 16 (the last tile clamped) and
 // vectorized with masks: a 16-lane mask of the tile's run-time size guards
 // the reads and the write.
