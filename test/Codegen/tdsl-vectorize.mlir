@@ -144,6 +144,11 @@ func.func @vecmat(%x: tensor<32xf32>, %a: tensor<32x128xf32>, %y: tensor<128xf32
 // CHECK-LABEL: func.func @index_matmul_transposed_result(
 // CHECK-NOT: vector.contract
 // CHECK: arith.mulf {{.*}} : vector<
+// sum(k) x[k] * x[i] (a difffuzz find): x[i] does not vary with k, so no
+// reduction pair for vector.contract; it stays a generic.
+// CHECK-LABEL: func.func @no_contracting_pair(
+// CHECK-NOT: vector.contract
+// CHECK: return
 func.func @index_matmul(%a: tensor<64x64xf32>, %b: tensor<64x64xf32>, %c: tensor<64x64xf32>) -> tensor<64x64xf32> {
   %r = linalg.generic {indexing_maps = [affine_map<(i, j, k) -> (i, k)>, affine_map<(i, j, k) -> (k, j)>, affine_map<(i, j, k) -> (i, j)>], iterator_types = ["parallel", "parallel", "reduction"]} ins(%a, %b : tensor<64x64xf32>, tensor<64x64xf32>) outs(%c : tensor<64x64xf32>) {
   ^bb0(%x: f32, %y: f32, %acc: f32):
@@ -161,6 +166,16 @@ func.func @index_matmul_transposed_result(%a: tensor<64x64xf32>, %b: tensor<64x6
     linalg.yield %s : f32
   } -> tensor<64x64xf32>
   return %r : tensor<64x64xf32>
+}
+
+func.func @no_contracting_pair(%x: tensor<7xf64>, %c: tensor<7xf64>) -> tensor<7xf64> {
+  %r = linalg.generic {indexing_maps = [affine_map<(i, k) -> (k)>, affine_map<(i, k) -> (i)>, affine_map<(i, k) -> (i)>], iterator_types = ["parallel", "reduction"]} ins(%x, %x : tensor<7xf64>, tensor<7xf64>) outs(%c : tensor<7xf64>) {
+  ^bb0(%a: f64, %b: f64, %acc: f64):
+    %m = arith.mulf %a, %b : f64
+    %s = arith.addf %acc, %m : f64
+    linalg.yield %s : f64
+  } -> tensor<7xf64>
+  return %r : tensor<7xf64>
 }
 
 // Shapes known only at run time: tiled by 16 (the last tile clamped) and

@@ -53,6 +53,16 @@ Operation *asNamedContraction(RewriterBase &rw, linalg::GenericOp generic) {
   for (auto [i, iter] : llvm::enumerate(generic.getIteratorTypesArray()))
     if ((iter == utils::IteratorType::parallel) != (i < parallel))
       return nullptr;
+  // vector.contract pairs each reduction loop between the operands and
+  // takes each result loop from one of them: sum(k) x[k] * x[i] (x[i] does
+  // not vary with k) has no such pair.
+  AffineMap lhs = generic.getIndexingMapsArray()[0];
+  AffineMap rhs = generic.getIndexingMapsArray()[1];
+  for (unsigned d = 0; d < out.getNumDims(); ++d) {
+    bool inLhs = lhs.isFunctionOfDim(d), inRhs = rhs.isFunctionOfDim(d);
+    if (d < parallel ? !(inLhs || inRhs) : !(inLhs && inRhs))
+      return nullptr;
+  }
   // The body must be exactly out + in0 * in1 (in either order), with
   // nothing else computed.
   Block &body = generic.getRegion().front();
