@@ -70,3 +70,7 @@ if getattr(config, "tdsl_sanitize", ""):
         "ASAN_OPTIONS", "")
 config.substitutions.append(("%mpirun", _mpirun_env + " timeout 150 mpirun "
                              "--oversubscribe --timeout 120"))
+
+# More than one CPU: tdslc compiles executables in pieces, one per core.
+if (os.cpu_count() or 1) > 1:
+    config.available_features.add("multicore")

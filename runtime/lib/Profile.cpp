@@ -26,7 +26,9 @@ struct KernelStats {
 
 /// A kernel's counters, added to without a lock: a launch of a small kernel
 /// in a loop (a stencil sweep) cost as much as the kernel when it took the
-/// profile's mutex.
+/// profile's mutex. A report or reset racing a launch on another thread can
+/// see that launch's call without its time or the reverse (never torn
+/// values): reports come at exit or between inputs, after the launches.
 struct LiveKernel {
   std::string name, where;
   int32_t kind = TDSL_KIND_KERNEL;

@@ -14,7 +14,9 @@
 // CHECK: math.fma {{.*}} : vector<16xf32>
 // CHECK: %[[SCALE:.*]] = arith.constant dense<2.32830644E-10> : vector<16xf32>
 // CHECK: %[[BACK:.*]] = arith.mulf %[[E:.*]], %[[SCALE]]
-// CHECK: %[[R:.*]] = arith.select %[[SMALL]], %[[BACK]], %[[E]]
+// CHECK: %[[G:.*]] = arith.select %[[SMALL]], %[[BACK]], %[[E]]
+// CHECK: %[[NAN:.*]] = arith.cmpf uno, %[[X]], %[[X]]
+// CHECK: %[[R:.*]] = arith.select %[[NAN]], %[[X]], %[[G]]
 // CHECK: return %[[R]]
 func.func @vector_exp(%x: vector<16xf32>) -> vector<16xf32> {
   %e = math.exp %x : vector<16xf32>

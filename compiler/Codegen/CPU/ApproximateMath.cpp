@@ -69,6 +69,13 @@ Operation *guardSubnormals(Operation *op) {
       ? arith::MulFOp::create(b, loc, y, constant(b, loc, type, 1.0 / twoTo32)).getResult()
       : arith::SubFOp::create(b, loc, y, constant(b, loc, type, 32 * ln2)).getResult();
   Value result = arith::SelectOp::create(b, loc, small, back, y);
+  // The exp polynomial converts its clamped argument to an integer: a NaN
+  // argument gives poison there, which LLVM folds to anything when the
+  // NaN is a constant. NaN in, NaN out, whatever the polynomial did.
+  if (isExp) {
+    Value nan = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNO, x, x);
+    result = arith::SelectOp::create(b, loc, nan, x, result);
+  }
   op->getResult(0).replaceAllUsesWith(result);
   op->erase();
   return inner;
