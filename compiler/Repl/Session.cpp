@@ -66,6 +66,7 @@ static double msSince(std::chrono::steady_clock::time_point t0) {
 }
 
 Session::Session(SessionOptions options) : options(std::move(options)) {
+  store.setRuntimeDir(this->options.runtimeDir);
   llvm::InitializeNativeTarget();
   llvm::InitializeNativeTargetAsmPrinter();
 }
@@ -250,26 +251,28 @@ static std::string fieldSignature(const ModelDecl &m) {
   return s;
 }
 
-/// The statement that reads live value `name` from the store.
-static std::string readValue(llvm::StringRef name, const ValueStore::Value &v) {
+/// The statement that reads live value `name` from `path` in the store.
+static std::string readValue(llvm::StringRef name, const ValueStore::Value &v,
+                             const std::string &path) {
   using V = ValueStore::Value;
   std::string type = v.type;
   if (v.viaF32) // bf16 -> f32
     type = "f32" + type.substr(4);
-  std::string read = "load(\"" + v.path + "\", " +
+  std::string read = "load(\"" + path + "\", " +
                      (v.kind == V::Scalar ? type + "[1])[0]" : type + ")");
   if (v.viaF32)
     read = "bf16(" + read + ")";
   return name.str() + " = " + read + "\n";
 }
 
-/// The statement that writes `name`'s value to the store.
-static std::string writeValue(llvm::StringRef name, const ValueStore::Value &v) {
+/// The statement that writes `name`'s value to `path` in the store.
+static std::string writeValue(llvm::StringRef name, const ValueStore::Value &v,
+                              const std::string &path) {
   using V = ValueStore::Value;
   std::string value = v.viaF32 ? "f32(" + name.str() + ")" : name.str();
   if (v.kind == V::Scalar)
     value = "full(" + std::string(v.viaF32 ? "f32" : v.type) + "[1], " + value + ")";
-  return "save(\"" + v.path + "\", " + value + ")\n";
+  return "save(\"" + path + "\", " + value + ")\n";
 }
 
 bool Session::addHidden(DiagEngine &diags, const std::string &text,
@@ -331,7 +334,11 @@ bool Session::assemble(unsigned bufferId, Compiled &c, bool wrap,
   for (auto &[name, v] : store.values())
     if (named.count(name)) {
       size_t first = entry->body.size();
-      if (!addHidden(diags, readValue(name, v), entry->body))
+      // A CUDA input reads a value from the GPU when it is there.
+      bool device = options.cuda && v.onDevice;
+      if (!addHidden(diags,
+                     readValue(name, v, device ? store.devicePath(v.path) : v.path),
+                     entry->body))
         return false;
       if (first < entry->body.size() && v.origin.isValid())
         if (auto *let = llvm::dyn_cast<LetStmt>(entry->body[first].get())) {
@@ -364,7 +371,8 @@ bool Session::assemble(unsigned bufferId, Compiled &c, bool wrap,
   for (auto &[name, v] : c.kept) {
     // A failed write is reported at the binding.
     std::vector<Expr *> write;
-    if (!addHidden(diags, writeValue(name, v), entry->body, &write))
+    std::string path = v.onDevice ? store.devicePath(v.path) : v.path;
+    if (!addHidden(diags, writeValue(name, v, path), entry->body, &write))
       return false;
     for (Expr *e : write)
       relocate(*e, v.origin);
@@ -432,6 +440,10 @@ bool Session::buildProgram(Compiled &c, unsigned bufferId, Mode mode,
       if (t.model)
         v.fields = fieldSignature(*t.model);
       v.path = store.pathFor(c.serial, name, v.kind);
+      // A CUDA input's values stay on the GPU (bf16 has no .npy type for
+      // a descriptor's header: it goes through f32 on the host).
+      v.onDevice = options.cuda && !v.viaF32 && store.deviceAvailable();
+      v.onHost = !v.onDevice;
       v.origin = kept.second;
       c.kept.push_back({name, v});
     }
@@ -531,9 +543,44 @@ bool Session::generate(Compiled &c, Program &program, DiagEngine &diags,
   return true;
 }
 
+bool Session::placeValues(llvm::StringRef input) {
+  llvm::StringSet<> named = identifiersIn(input);
+  std::vector<std::string> names; // moving a value may drop others
+  for (auto &[name, v] : store.values())
+    if (named.count(name) && !v.viaF32)
+      names.push_back(name);
+  for (const std::string &name : names) {
+    const ValueStore::Value *found = store.lookup(name);
+    if (!found)
+      continue;
+    const ValueStore::Value &v = *found;
+    if (options.cuda && !v.onDevice) {
+      // Without a GPU the value stays on the host, and the input says why.
+      if (store.deviceAvailable())
+        if (llvm::Error e = store.moveValue(name, /*toDevice=*/true)) {
+          llvm::WithColor::error(llvm::errs(), "tdsl-repl")
+              << "cannot move '" << name << "' to the GPU: "
+              << llvm::toString(std::move(e)) << "\n";
+          return false;
+        }
+    } else if (!options.cuda && !v.onHost) {
+      if (llvm::Error e = store.moveValue(name, /*toDevice=*/false)) {
+        llvm::WithColor::error(llvm::errs(), "tdsl-repl")
+            << "cannot move '" << name << "' to the host: "
+            << llvm::toString(std::move(e)) << "\n";
+        return false;
+      }
+    }
+  }
+  return true;
+}
+
 std::unique_ptr<Session::Compiled>
 Session::compile(unsigned bufferId, Mode mode, llvm::StringRef stage) {
   auto t0 = std::chrono::steady_clock::now();
+  if ((mode == Mode::Run || mode == Mode::Time) &&
+      !placeValues(srcMgr.getMemoryBuffer(bufferId)->getBuffer()))
+    return nullptr;
   auto c = std::make_unique<Compiled>();
   c->inputName = srcMgr.getMemoryBuffer(bufferId)->getBufferIdentifier().str();
   DiagEngine diags(srcMgr);
@@ -576,6 +623,11 @@ int Session::runChild(Compiled &c, const std::string &profileJson) {
     // The store's paths are the store's: not redirected by --compare's
     // TDSL_SAVE_DIR.
     unsetenv("TDSL_SAVE_DIR");
+    // Paths under this prefix are values the keeper holds on the GPU.
+    if (std::string prefix = store.devicePrefix(); !prefix.empty())
+      setenv("TDSL_REPL_DEVICE_STORE", prefix.c_str(), 1);
+    else
+      unsetenv("TDSL_REPL_DEVICE_STORE");
     int devNull = open("/dev/null", O_RDONLY);
     if (devNull >= 0)
       dup2(devNull, 0);
@@ -631,9 +683,13 @@ bool Session::eval(llvm::StringRef input) {
               if (!ko)
                 continue;
               auto gf = ko->getNumber("gflops");
+              // Moves of data say which way, as tdslc's profile does.
+              std::string name = ko->getString("name").value_or("").str();
+              llvm::StringRef kind = ko->getString("kind").value_or("kernel");
+              if (kind != "kernel")
+                name += " [" + kind.str() + "]";
               llvm::errs() << llvm::formatv(
-                  "{0,-28} {1,-18} {2,6} {3,10:F3} {4,9}\n",
-                  ko->getString("name").value_or(""),
+                  "{0,-28} {1,-18} {2,6} {3,10:F3} {4,9}\n", name,
                   ko->getString("where").value_or(""),
                   ko->getInteger("calls").value_or(0),
                   ko->getNumber("total_ms").value_or(0),
@@ -769,11 +825,11 @@ static std::string humanBytes(int64_t n) {
 
 void Session::listValues() {
   int64_t total = 0;
-  std::vector<std::array<std::string, 4>> rows;
+  std::vector<std::array<std::string, 5>> rows;
   for (auto &[name, v] : store.values()) {
     std::string shape;
-    for (auto &[field, path] : store.files(v)) {
-      auto info = readNpyHeader(path);
+    for (auto &[field, path] : store.files(v, !v.onHost)) {
+      auto info = readNpyHeader(path, /*headerOnly=*/!v.onHost);
       if (!info) {
         shape = llvm::toString(info.takeError());
         break;
@@ -787,7 +843,10 @@ void Session::listValues() {
     }
     int64_t bytes = store.bytes(v);
     total += bytes;
-    rows.push_back({name, v.type, shape, humanBytes(bytes)});
+    rows.push_back({name, v.type, shape, humanBytes(bytes),
+                    v.onHost && v.onDevice ? "host+gpu"
+                    : v.onDevice           ? "gpu"
+                                           : "host"});
   }
   size_t w[3] = {4, 4, 5};
   for (auto &r : rows)
@@ -797,7 +856,7 @@ void Session::listValues() {
     llvm::outs() << llvm::left_justify(r[0], w[0]) << "  "
                  << llvm::left_justify(r[1], w[1]) << "  "
                  << llvm::left_justify(r[2], w[2]) << "  "
-                 << llvm::right_justify(r[3], 10) << "  host\n";
+                 << llvm::right_justify(r[3], 10) << "  " << r[4] << "\n";
   llvm::outs() << store.values().size() << " value"
                << (store.values().size() == 1 ? "" : "s") << ", "
                << humanBytes(total) << "\n";
@@ -826,6 +885,13 @@ bool Session::saveValue(llvm::StringRef name, llvm::StringRef path) {
         << "bf16 has no .npy type: save f32(" << name << ") instead\n";
     return false;
   }
+  if (llvm::Error e = store.moveValue(name, /*toDevice=*/false)) {
+    llvm::WithColor::error(llvm::errs(), "tdsl-repl")
+        << "cannot bring '" << name << "' from the GPU: "
+        << llvm::toString(std::move(e)) << "\n";
+    return false;
+  }
+  v = store.lookup(name);
   // A model: one file per field, `path` being their prefix, as `save` does.
   for (auto &[field, file] : store.files(*v))
     if (!copyValueFile(file, field.empty() ? path.str() : path.str() + field + ".npy"))

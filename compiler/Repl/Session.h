@@ -85,6 +85,9 @@ private:
   /// (generate).
   std::unique_ptr<Compiled> compile(unsigned bufferId, Mode mode,
                                     llvm::StringRef stage = "");
+  /// Moves the live values `input` names to where it runs (the GPU with
+  /// --target=cuda when there is one, else the host).
+  bool placeValues(llvm::StringRef input);
   bool buildProgram(Compiled &c, unsigned bufferId, Mode mode,
                     DiagEngine &diags, Program &program);
   /// The program for input `bufferId`: the current definitions and a

@@ -1,13 +1,17 @@
 //===- ValueStore.cpp - Where a tdsl-repl session keeps its values --------===//
 #include "compiler/Repl/ValueStore.h"
+#include "runtime/include/tdsl/DeviceKeeper.h"
 
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/DynamicLibrary.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Process.h"
 #include "llvm/Support/Signals.h"
+#include "llvm/Support/WithColor.h"
 
+#include <cerrno>
 #include <csignal>
 #include <cstdlib>
 #include <cstring>
@@ -17,6 +21,7 @@
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 using namespace tdsl;
@@ -105,7 +110,8 @@ void tdsl::removeValueStores() {
   }
 }
 
-llvm::Expected<NpyInfo> tdsl::readNpyHeader(llvm::StringRef path) {
+llvm::Expected<NpyInfo> tdsl::readNpyHeader(llvm::StringRef path,
+                                            bool headerOnly) {
   auto fail = [&](const llvm::Twine &why) {
     return llvm::createStringError("cannot read '" + path + "': " + why);
   };
@@ -156,13 +162,14 @@ llvm::Expected<NpyInfo> tdsl::readNpyHeader(llvm::StringRef path) {
     count *= n;
   }
   info.dataBytes = count * elemBytes(info.descr);
-  if (int64_t(data.size() - start - headerLen) < info.dataBytes)
+  if (!headerOnly && int64_t(data.size() - start - headerLen) < info.dataBytes)
     return fail("the file is shorter than its shape says");
   return info;
 }
 
 ValueStore::~ValueStore() {
   clear();
+  stopKeeper();
   if (!dir.empty()) {
     llvm::sys::fs::remove(dir);
     unregisterStore(dir);
@@ -215,25 +222,26 @@ const ValueStore::Value *ValueStore::lookup(llvm::StringRef name) const {
 }
 
 std::vector<std::pair<std::string, std::string>>
-ValueStore::files(const Value &v) const {
+ValueStore::files(const Value &v, bool device) const {
   std::vector<std::pair<std::string, std::string>> out;
+  std::string base = device ? devicePath(v.path) : v.path;
   if (v.kind != Value::Model) {
-    out.push_back({"", v.path});
+    out.push_back({"", base});
     return out;
   }
   // Field files are `<prefix><field>.npy`, in the order of `fields`.
   for (llvm::StringRef f : llvm::split(v.fields, ';')) {
     llvm::StringRef field = f.split(':').first;
     if (!field.empty())
-      out.push_back({field.str(), v.path + field.str() + ".npy"});
+      out.push_back({field.str(), base + field.str() + ".npy"});
   }
   return out;
 }
 
 int64_t ValueStore::bytes(const Value &v) const {
   int64_t total = 0;
-  for (auto &[field, path] : files(v))
-    if (auto info = readNpyHeader(path))
+  for (auto &[field, path] : files(v, !v.onHost))
+    if (auto info = readNpyHeader(path, /*headerOnly=*/!v.onHost))
       total += info->dataBytes;
     else
       llvm::consumeError(info.takeError());
@@ -253,22 +261,32 @@ void ValueStore::removeFiles(llvm::StringRef prefix) {
     llvm::sys::fs::remove(p);
 }
 
+void ValueStore::removeValue(const Value &v) {
+  for (bool device : {false, true})
+    for (auto &[field, path] : files(v, device))
+      llvm::sys::fs::remove(path);
+  if (v.onDevice)
+    freeDevice(llvm::sys::path::filename(v.path));
+}
+
 void ValueStore::commit(llvm::StringRef name, Value value) {
   auto it = live.find(name.str());
   if (it != live.end() && it->second.path != value.path)
-    for (auto &[field, path] : files(it->second))
-      llvm::sys::fs::remove(path);
+    removeValue(it->second);
   live[name.str()] = std::move(value);
 }
 
-void ValueStore::discard(unsigned s) { removeFiles(std::to_string(s) + "-"); }
+void ValueStore::discard(unsigned s) {
+  removeFiles(std::to_string(s) + "-");
+  removeFiles("gpu-" + std::to_string(s) + "-");
+  freeDevice(std::to_string(s) + "-");
+}
 
 bool ValueStore::forget(llvm::StringRef name) {
   auto it = live.find(name.str());
   if (it == live.end())
     return false;
-  for (auto &[field, path] : files(it->second))
-    llvm::sys::fs::remove(path);
+  removeValue(it->second);
   live.erase(it);
   return true;
 }
@@ -276,4 +294,151 @@ bool ValueStore::forget(llvm::StringRef name) {
 void ValueStore::clear() {
   live.clear();
   removeFiles("");
+  freeDevice("");
+}
+
+std::string ValueStore::devicePrefix() const {
+  if (dir.empty())
+    return "";
+  llvm::SmallString<128> p(dir);
+  llvm::sys::path::append(p, "gpu-");
+  return std::string(p);
+}
+
+std::string ValueStore::devicePath(llvm::StringRef path) const {
+  return devicePrefix() + llvm::sys::path::filename(path).str();
+}
+
+llvm::Error ValueStore::askKeeper(const std::string &request) {
+  char reply[1024] = "";
+  if (!keeperRequest)
+    return llvm::createStringError("no GPU values: the keeper is not running");
+  if (keeperRequest(devicePrefix().c_str(), request.c_str(), reply,
+                    sizeof reply) != 0)
+    return llvm::createStringError(llvm::StringRef(reply));
+  return llvm::Error::success();
+}
+
+void ValueStore::freeDevice(llvm::StringRef prefix) {
+  if (keeperPid)
+    llvm::consumeError(askKeeper("free\t" + devicePrefix() + prefix.str()));
+}
+
+void ValueStore::checkKeeper() {
+  int status;
+  if (!keeperPid || waitpid(keeperPid, &status, WNOHANG) != keeperPid)
+    return;
+  // The keeper died (killed, or a driver failure): the values only it
+  // held are gone; say which, and start a new one when next needed.
+  keeperPid = 0;
+  close(lifeline);
+  lifeline = -1;
+  for (auto it = live.begin(); it != live.end();) {
+    it->second.onDevice = false;
+    if (it->second.onHost) {
+      ++it;
+      continue;
+    }
+    llvm::WithColor::error(llvm::errs(), "tdsl-repl")
+        << "the process that kept the GPU values stopped: '" << it->first
+        << "' is lost\n";
+    for (auto &[field, path] : files(it->second, /*device=*/true))
+      llvm::sys::fs::remove(path);
+    it = live.erase(it);
+  }
+}
+
+bool ValueStore::deviceAvailable() {
+  checkKeeper();
+  if (keeperPid)
+    return true;
+  if (keeperFailed || runtimeDir.empty())
+    return false;
+  keeperFailed = true; // unless everything below works
+  auto made = begin(); // the store's directory
+  if (!made) {
+    llvm::consumeError(made.takeError());
+    return false;
+  }
+  llvm::SmallString<256> path(runtimeDir);
+  llvm::sys::path::append(path, "libtdsl_runtime.so");
+  auto lib = llvm::sys::DynamicLibrary::getPermanentLibrary(path.c_str());
+  auto listen = reinterpret_cast<decltype(&tdsl_keeper_listen)>(
+      lib.getAddressOfSymbol("tdsl_keeper_listen"));
+  auto serve = reinterpret_cast<decltype(&tdsl_keeper_serve)>(
+      lib.getAddressOfSymbol("tdsl_keeper_serve"));
+  keeperRequest = reinterpret_cast<decltype(&tdsl_keeper_request)>(
+      lib.getAddressOfSymbol("tdsl_keeper_request"));
+  if (!listen || !serve || !keeperRequest)
+    return false;
+  // The socket listens before the fork: no request can come too early.
+  int listenFd = listen(devicePrefix().c_str());
+  int pipeFds[2];
+  if (listenFd < 0 || pipe2(pipeFds, O_CLOEXEC) != 0) {
+    if (listenFd >= 0)
+      close(listenFd);
+    return false;
+  }
+  fflush(stdout);
+  fflush(stderr);
+  pid_t pid = fork();
+  if (pid == 0) {
+    // Out of the terminal's process group (Ctrl-C stops inputs, not the
+    // values), with default signal handling, and no user code ever.
+    setpgid(0, 0);
+    for (int sig : {SIGINT, SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGTRAP,
+                    SIGQUIT, SIGTERM, SIGHUP})
+      signal(sig, SIG_DFL);
+    close(pipeFds[1]);
+    serve(listenFd, pipeFds[0]);
+    _exit(0);
+  }
+  close(listenFd);
+  close(pipeFds[0]);
+  if (pid < 0) {
+    close(pipeFds[1]);
+    return false;
+  }
+  keeperPid = pid;
+  lifeline = pipeFds[1];
+  if (llvm::Error e = askKeeper("ping")) {
+    // No GPU here: values stay on the host, and the input says why.
+    llvm::consumeError(std::move(e));
+    stopKeeper();
+    return false;
+  }
+  keeperFailed = false;
+  return true;
+}
+
+void ValueStore::stopKeeper() {
+  if (!keeperPid)
+    return;
+  close(lifeline); // the keeper exits at its end
+  lifeline = -1;
+  while (waitpid(keeperPid, nullptr, 0) < 0 && errno == EINTR) {
+  }
+  keeperPid = 0;
+}
+
+llvm::Error ValueStore::moveValue(llvm::StringRef name, bool toDevice) {
+  // First: a keeper found dead drops values.
+  bool keeper = deviceAvailable();
+  auto it = live.find(name.str());
+  if (it == live.end())
+    return llvm::createStringError("no value named '" + name + "'");
+  Value &v = it->second;
+  if (toDevice ? v.onDevice : v.onHost)
+    return llvm::Error::success();
+  if (!keeper)
+    return llvm::createStringError("no GPU to keep '" + name + "' on");
+  auto host = files(v), device = files(v, true);
+  for (size_t i = 0; i < host.size(); ++i)
+    if (llvm::Error e = askKeeper(toDevice ? "upload\t" + host[i].second +
+                                                 "\t" + device[i].second
+                                           : "download\t" + device[i].second +
+                                                 "\t" + host[i].second))
+      return e;
+  (toDevice ? v.onDevice : v.onHost) = true;
+  return llvm::Error::success();
 }

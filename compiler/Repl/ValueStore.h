@@ -8,6 +8,11 @@
 // its input binds under names of its own (`<serial>-<name>`), and the session
 // makes them current only when the child succeeded.
 //
+// With --target=cuda the values that inputs bind stay in GPU memory, held
+// by the keeper process (runtime/lib/cuda/DeviceKeeper.h), each with a
+// descriptor file `gpu-<serial>-<name>.npy` here; a value moves to the
+// other side (upload, download) only when an input there reads it.
+//
 //===----------------------------------------------------------------------===//
 #ifndef TDSL_REPL_VALUESTORE_H
 #define TDSL_REPL_VALUESTORE_H
@@ -37,8 +42,10 @@ struct NpyInfo {
 /// getdents64, unlinkat and rmdir on descriptors opened beforehand).
 void removeValueStores();
 
-/// Reads the header of a .npy file.
-llvm::Expected<NpyInfo> readNpyHeader(llvm::StringRef path);
+/// Reads the header of a .npy file; with `headerOnly` its data may be
+/// missing (a device value's descriptor).
+llvm::Expected<NpyInfo> readNpyHeader(llvm::StringRef path,
+                                      bool headerOnly = false);
 
 class ValueStore {
 public:
@@ -55,6 +62,10 @@ public:
     std::string fields;
     /// Where the value was computed (in an earlier input's buffer).
     llvm::SMLoc origin;
+    /// Where its data is: host files (`path`), GPU memory (devicePath), or
+    /// both once it moved.
+    bool onHost = true;
+    bool onDevice = false;
   };
 
   ValueStore() = default;
@@ -78,17 +89,46 @@ public:
   const std::map<std::string, Value> &values() const { return live; }
   const Value *lookup(llvm::StringRef name) const;
   /// The files of a value: its .npy file, or one per field of a model
-  /// (field name -> path).
-  std::vector<std::pair<std::string, std::string>> files(const Value &v) const;
+  /// (field name -> path); with `device`, its descriptors instead.
+  std::vector<std::pair<std::string, std::string>>
+  files(const Value &v, bool device = false) const;
   /// Bytes of a value's elements (headers left out).
   int64_t bytes(const Value &v) const;
 
+  /// Where the libtdsl_runtime that holds the keeper is.
+  void setRuntimeDir(llvm::StringRef d) { runtimeDir = d.str(); }
+  /// Whether values can be kept on the GPU: starts the keeper the first
+  /// time, and says false for good when it cannot start (no GPU).
+  bool deviceAvailable();
+  /// The path (prefix for a model) of the GPU copy of a value at `path`.
+  std::string devicePath(llvm::StringRef path) const;
+  /// $TDSL_REPL_DEVICE_STORE for the children: what devicePath starts with.
+  std::string devicePrefix() const;
+  /// Copies the value `name` to the device or the host, where it is then
+  /// as well.
+  llvm::Error moveValue(llvm::StringRef name, bool toDevice);
+
 private:
   void removeFiles(llvm::StringRef prefix);
+  /// Removes the files of a value and frees its GPU memory.
+  void removeValue(const Value &v);
+  /// Frees the GPU memory of descriptors starting with devicePrefix() +
+  /// `prefix`.
+  void freeDevice(llvm::StringRef prefix);
+  llvm::Error askKeeper(const std::string &request);
+  void stopKeeper();
+  /// Notices a keeper that died, and drops the values only it held.
+  void checkKeeper();
 
   std::string dir;
   unsigned serial = 0;
   std::map<std::string, Value> live;
+
+  std::string runtimeDir;
+  int (*keeperRequest)(const char *, const char *, char *, size_t) = nullptr;
+  int keeperPid = 0;
+  int lifeline = -1; // the write end of the keeper's lifeline pipe
+  bool keeperFailed = false;
 };
 
 } // namespace tdsl

@@ -6,6 +6,8 @@
 //
 //===----------------------------------------------------------------------===//
 #include "Internal.h"
+#include "cuda/CudaDriver.h"
+#include "cuda/DeviceKeeper.h"
 #include "tdsl/Runtime.h"
 
 #include <csignal>
@@ -44,6 +46,13 @@ struct Descriptor {
 thread_local std::map<std::string, std::pair<std::vector<int64_t>, void *>> pending;
 
 } // namespace
+
+tdsl::rt::Status tdsl::rt::saveDenseNpy(const char *path, int32_t dtype,
+                                        int64_t rank, const int64_t *sizes,
+                                        const void *data) {
+  Descriptor desc(rank, sizes, data);
+  return saveNpy(path, dtype, rank, desc.get());
+}
 
 extern "C" {
 
@@ -126,6 +135,12 @@ TDSL_RUNTIME_EXPORT void tdsl_npy_shape(const char *path, int32_t dtype,
                                         int64_t rank, int64_t *sizes,
                                         const char *where) {
   std::vector<int64_t> expected(sizes, sizes + rank);
+  if (tdsl::rt::cuda::isDeviceValue(path)) {
+    tdsl::rt::exitOnError(
+        tdsl::rt::cuda::deviceValueShape(path, dtype, rank, sizes), where);
+    keepPending(path, rank, sizes, expected, nullptr, where);
+    return;
+  }
   void *data = nullptr;
   tdsl::rt::exitOnError(tdsl::rt::loadNpy(path, dtype, rank, sizes, &data),
                         where);
@@ -154,15 +169,27 @@ TDSL_RUNTIME_EXPORT void tdsl_npy_read(const char *path, int32_t dtype,
     entry = it->second;
     pending.erase(it);
   }
+  if (tdsl::rt::cuda::isDeviceValue(path)) {
+    tdsl_cuda_set_location(where); // the profile row of the copy
+    tdsl::rt::exitOnError(
+        tdsl::rt::cuda::readDeviceValue(path, dtype, rank, sizes, out), where);
+    return;
+  }
   int64_t n = 1;
   for (int64_t d = 0; d < rank; ++d)
     n *= sizes[d];
+  // The CUDA layer's managed buffers come to the host first (the compiler
+  // leaves that to this call, which knows where the data goes).
+  bool managed = tdsl::rt::cuda::isManagedBuffer(out);
+  if (managed)
+    tdsl::rt::cuda::exitOnError(tdsl::rt::cuda::toHost(out, where));
   // An empty tensor has no buffer on either side (null), and memcpy's
   // arguments must not be null even for 0 bytes.
   // A mapped file moves onto the program's buffer when that is page-aligned
-  // (large buffers are): reading a large .npy copies nothing.
+  // (large buffers are): reading a large .npy copies nothing. Not onto CUDA
+  // managed memory, whose pages the driver owns.
   size_t bytes = size_t(n * tdsl_dtype_size(dtype));
-  if (n > 0 && tdsl::rt::moveMapping(entry.second, out, bytes))
+  if (n > 0 && !managed && tdsl::rt::moveMapping(entry.second, out, bytes))
     return;
   if (n > 0)
     std::memcpy(out, entry.second, bytes);
@@ -172,9 +199,18 @@ TDSL_RUNTIME_EXPORT void tdsl_npy_read(const char *path, int32_t dtype,
 TDSL_RUNTIME_EXPORT void tdsl_npy_write(const char *path, int32_t dtype,
                                         int64_t rank, const int64_t *sizes,
                                         const void *data, const char *where) {
-  Descriptor desc(rank, sizes, data);
-  tdsl::rt::exitOnError(tdsl::rt::saveNpy(path, dtype, rank, desc.get()),
-                        where);
+  void *buffer = const_cast<void *>(data);
+  if (tdsl::rt::cuda::isDeviceValue(path)) {
+    tdsl_cuda_set_location(where);
+    tdsl::rt::exitOnError(
+        tdsl::rt::cuda::writeDeviceValue(path, dtype, rank, sizes, buffer),
+        where);
+    return;
+  }
+  if (tdsl::rt::cuda::isManagedBuffer(buffer))
+    tdsl::rt::cuda::exitOnError(tdsl::rt::cuda::toHost(buffer, where));
+  tdsl::rt::exitOnError(
+      tdsl::rt::saveDenseNpy(path, dtype, rank, sizes, data), where);
 }
 
 /// Options of a compiled executable: --threads=N, --profile,

@@ -168,6 +168,17 @@ Status loadNpy(const char *path, int32_t dtype, int64_t rank, int64_t *sizesOut,
                void **dataOut);
 Status saveNpy(const char *path, int32_t dtype, int64_t rank, void *memref);
 
+/// The header of a .npy file of `dtype` elements and `rank` sizes (the
+/// data, which follows it, starts on 64 bytes, or a page when large).
+std::string npyHeader(int32_t dtype, int64_t rank, const int64_t *sizes);
+/// The dtype (a TDSL code) and shape that the header of .npy file `path`
+/// gives, without reading its data.
+Status readNpyInfo(const char *path, int32_t &dtype,
+                   std::vector<int64_t> &shape);
+/// saveNpy for a dense row-major buffer of `rank` sizes (Codegen.cpp).
+Status saveDenseNpy(const char *path, int32_t dtype, int64_t rank,
+                    const int64_t *sizes, const void *data);
+
 /// Reads the CSV file at `path` (gzipped or not) as a rows x columns table
 /// of `dtype` (f32, f64, i32 or i64) into a new tdsl_alloc buffer.
 Status loadCsv(const char *path, int32_t dtype, int64_t *sizesOut,

@@ -271,18 +271,20 @@ Status load(const char *path, int32_t dtype, int64_t rank, int64_t *sizesOut,
 
 /// Writes the .npy header and the elements of `view` (any strides, copied
 /// in row-major order through a bounded buffer); false if a write failed.
-bool writeNpy(FILE *f, const MemRefView &view, const char *descr) {
-  std::string header = format(
-      "{'descr': '%s', 'fortran_order': False, 'shape': %s, }", descr,
-      shapeString(std::vector<int64_t>(view.sizes, view.sizes + view.rank))
-          .c_str());
+/// The magic string, version and padded header dict of a .npy file of
+/// `descr` elements, `dataBytes` in all.
+std::string headerBytes(const char *descr, const std::vector<int64_t> &shape,
+                        int64_t dataBytes) {
+  std::string header =
+      format("{'descr': '%s', 'fortran_order': False, 'shape': %s, }", descr,
+             shapeString(shape).c_str());
   // numpy pads the header with spaces and a newline so the data starts on a
   // 64-byte boundary; version 2.0 only when the length overflows 16 bits.
   int major = header.size() + 11 + 63 > 65535 ? 2 : 1;
   size_t preamble = major == 1 ? 10 : 12;
   // Large arrays start on a page (a multiple of 64 too), so that a load can
   // map them instead of copying (loadMapped).
-  size_t align = view.numElements() * view.elemSize >= kMapThreshold ? 4096 : 64;
+  size_t align = dataBytes >= int64_t(kMapThreshold) ? 4096 : 64;
   size_t total = (preamble + header.size() + 1 + align - 1) / align * align;
   header.append(total - preamble - header.size() - 1, ' ');
   header += '\n';
@@ -292,7 +294,13 @@ bool writeNpy(FILE *f, const MemRefView &view, const char *descr) {
   uint32_t len = uint32_t(header.size());
   for (size_t i = 0; i < preamble - 8; ++i)
     head += char((len >> (8 * i)) & 0xff);
-  head += header;
+  return head + header;
+}
+
+bool writeNpy(FILE *f, const MemRefView &view, const char *descr) {
+  std::string head = headerBytes(
+      descr, std::vector<int64_t>(view.sizes, view.sizes + view.rank),
+      view.numElements() * view.elemSize);
   bool ok = std::fwrite(head.data(), 1, head.size(), f) == head.size();
 
   int64_t count = view.numElements();
@@ -377,6 +385,35 @@ Status tdsl::rt::saveNpy(const char *path, int32_t dtype, int64_t rank,
     return status;
   return Status::error(format("cannot save '%s': ", path ? path : "") +
                        status.message());
+}
+
+std::string tdsl::rt::npyHeader(int32_t dtype, int64_t rank,
+                                const int64_t *sizes) {
+  int64_t bytes = tdsl_dtype_size(dtype);
+  for (int64_t d = 0; d < rank; ++d)
+    bytes *= sizes[d];
+  return headerBytes(npyDescr(dtype), std::vector<int64_t>(sizes, sizes + rank),
+                     bytes);
+}
+
+Status tdsl::rt::readNpyInfo(const char *path, int32_t &dtype,
+                             std::vector<int64_t> &shape) {
+  FileCloser file{nullptr};
+  NpyHeader h;
+  Status status = openForLoad(path, file);
+  if (status.ok())
+    status = readHeader(file.f, h);
+  dtype = -1;
+  for (int32_t d = 0; d < 8 && status.ok(); ++d)
+    if (const char *s = npyDescr(d); s && h.descr == s)
+      dtype = d;
+  if (status.ok() && dtype < 0)
+    status = Status::error("no TDSL type holds " + describeDescr(h.descr));
+  if (!status.ok())
+    return Status::error(format("cannot load '%s': ", path ? path : "") +
+                         status.message());
+  shape = h.shape;
+  return Status();
 }
 
 int32_t tdsl_npy_load(const char *path, int32_t dtype, int64_t rank,

@@ -26,10 +26,15 @@ Value rootOf(Value v) {
   return v;
 }
 
+/// Calls that take a buffer's pointer and see to where its data is
+/// themselves: the driver's, and the .npy reads and writes (a value of
+/// tdsl-repl's may stay on the device: runtime/lib/cuda/DeviceKeeper.h).
 bool isDriverCall(Operation *op) {
   auto call = dyn_cast<func::CallOp>(op);
   return call && (call.getCallee().starts_with("mgpu") ||
-                  call.getCallee().starts_with("tdsl_cuda_"));
+                  call.getCallee().starts_with("tdsl_cuda_") ||
+                  call.getCallee() == "tdsl_npy_read" ||
+                  call.getCallee() == "tdsl_npy_write");
 }
 
 /// Ops that take a memref without touching its data: views, sizes, frees,
@@ -54,8 +59,9 @@ bool touchesNoData(Operation *op) {
   return isDriverCall(op);
 }
 
-/// A host copy between two whole managed buffers of one static type: made
-/// by the driver where the data is (bufferization copies kernels' results).
+/// A host copy between two whole managed buffers of one type: made by the
+/// driver where the data is (bufferization copies kernels' results, and a
+/// `save` copies what it writes).
 bool isDeviceCopy(Operation *op) {
   auto copy = dyn_cast<memref::CopyOp>(op);
   if (!copy)
@@ -63,8 +69,22 @@ bool isDeviceCopy(Operation *op) {
   auto from = copy.getSource().getDefiningOp<gpu::AllocOp>();
   auto to = copy.getTarget().getDefiningOp<gpu::AllocOp>();
   return from && to && from.getType() == to.getType() &&
-         from.getType().hasStaticShape() && from.getType().getLayout().isIdentity() &&
+         from.getType().getLayout().isIdentity() &&
          from.getType().getElementType().isIntOrFloat();
+}
+
+/// The bytes of a device copy's source.
+Value copyBytes(OpBuilder &b, Location loc, memref::CopyOp copy) {
+  auto type = cast<MemRefType>(copy.getSource().getType());
+  int64_t elemBytes = (type.getElementTypeBitWidth() + 7) / 8;
+  if (type.hasStaticShape())
+    return arith::ConstantIntOp::create(b, loc, b.getI64Type(),
+                                        type.getNumElements() * elemBytes);
+  Value bytes = arith::ConstantIndexOp::create(b, loc, elemBytes);
+  for (int64_t d = 0; d < type.getRank(); ++d)
+    bytes = arith::MulIOp::create(
+        b, loc, bytes, memref::DimOp::create(b, loc, copy.getSource(), d));
+  return arith::IndexCastOp::create(b, loc, b.getI64Type(), bytes);
 }
 
 struct GPUTransfersPass : tdsl::impl::GPUTransfersBase<GPUTransfersPass> {
@@ -96,29 +116,24 @@ struct GPUTransfersPass : tdsl::impl::GPUTransfersBase<GPUTransfersPass> {
         if (isa<MemRefType>(v.getType()))
           hostUses.push_back({op, rootOf(v)});
     });
-    // Before a launch or a driver copy: each buffer it uses.
+    // Before a launch: each buffer it uses. A copy is made where its
+    // source's data is, on the device by the driver (a timed d2d row).
     for (Operation *op : deviceOps) {
+      b.setInsertionPoint(op);
+      if (auto copy = dyn_cast<memref::CopyOp>(op)) {
+        Location loc = copy.getLoc();
+        rt.call(b, loc, tdsl::RuntimeFn::tdsl_cuda_copy,
+                {pointerTo(b, loc, copy.getTarget()), pointerTo(b, loc, copy.getSource()),
+                 copyBytes(b, loc, copy)});
+        copy.erase();
+        continue;
+      }
       llvm::SmallSetVector<Value, 8> buffers;
       for (Value v : op->getOperands())
         if (isa<MemRefType>(v.getType()))
           buffers.insert(rootOf(v));
-      b.setInsertionPoint(op);
       for (Value buffer : buffers)
         rt.call(b, op->getLoc(), tdsl::RuntimeFn::tdsl_cuda_to_device, {pointerTo(b, op->getLoc(), buffer)});
-      if (auto copy = dyn_cast<memref::CopyOp>(op)) {
-        // The driver copies on the device (a timed d2d row), then waits:
-        // the kernels' streams do not wait for the default stream.
-        Location loc = copy.getLoc();
-        auto type = cast<MemRefType>(copy.getSource().getType());
-        Value bytes = arith::ConstantIntOp::create(
-            b, loc, b.getI64Type(),
-            type.getNumElements() * ((type.getElementTypeBitWidth() + 7) / 8));
-        Value null = LLVM::ZeroOp::create(b, loc, LLVM::LLVMPointerType::get(b.getContext()));
-        rt.call(b, loc, tdsl::RuntimeFn::mgpuMemcpy, {pointerTo(b, loc, copy.getTarget()), pointerTo(b, loc, copy.getSource()),
-                 bytes, null});
-        rt.call(b, loc, tdsl::RuntimeFn::mgpuStreamSynchronize, {null});
-        copy.erase();
-      }
     }
     // Before a host access: out of host loops and branches that launch
     // nothing and that the buffer comes from outside of.

@@ -398,6 +398,13 @@ TDSL_RUNTIME_EXPORT void tdsl_cuda_set_work(double flops, double bytes);
  *  without rows. `where` names the host access, for errors. */
 TDSL_RUNTIME_EXPORT void tdsl_cuda_to_device(void *ptr);
 TDSL_RUNTIME_EXPORT void tdsl_cuda_to_host(void *ptr, const char *where);
+/** Copies `bytes` from the managed buffer `src` to the managed buffer `dst`
+ *  where src's data is: on the device by the driver (a timed "memcpy" row
+ *  of kind d2d), else on the host; dst's data is then on that side. The
+ *  .npy reads and writes (tdsl_npy_read, tdsl_npy_write) bring buffers to
+ *  the host themselves, so that a value of tdsl-repl kept on the device
+ *  never does. */
+TDSL_RUNTIME_EXPORT void tdsl_cuda_copy(void *dst, void *src, int64_t bytes);
 
 /*===---------------------- Called by generated code ------------------------===*/
 /* Generated code passes contiguous, row-major buffers as (sizes, data)

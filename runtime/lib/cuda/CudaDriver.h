@@ -60,12 +60,19 @@ enum : int {
 
   CU_MEM_LOCATION_TYPE_DEVICE = 1,
   CU_MEM_LOCATION_TYPE_HOST = 2,
+
+  CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS = 0x1,
 };
 
 /// cuda.h's CUmemLocation.
 struct CUmemLocation {
   int type;
   int id;
+};
+
+/// cuda.h's CUipcMemHandle: an allocation another process can open.
+struct CUipcMemHandle {
+  char reserved[64];
 };
 
 /// The driver's functions, one member per CudaSymbols.def entry.
@@ -128,6 +135,21 @@ int deviceOrdinal();
 bool exiting();
 /// Marks the process as exiting (the CUDA exit hook's first step).
 void setExiting();
+
+/// tdsl_cuda_to_device: the data of the runtime's managed buffer at `ptr` on
+/// the device, for the launch at location() (other pointers: nothing).
+Status toDevice(void *ptr);
+/// tdsl_cuda_to_host: the data of the managed buffer at `ptr` on the host,
+/// for an access at `where` (other pointers: nothing).
+Status toHost(void *ptr, const char *where);
+/// Whether `ptr` is a managed buffer of the runtime (mgpuMemAlloc's).
+bool isManagedBuffer(void *ptr);
+/// Records that the managed buffer at `ptr` holds its data on the device
+/// (a driver copy wrote it there).
+void setOnDevice(void *ptr);
+/// A timed copy by the driver on the default stream (mgpuMemcpy's), waited
+/// for.
+Status copyAndWait(void *dst, const void *src, size_t bytes);
 
 /// Called once after cuInit succeeds: registers the exit hook that resolves
 /// pending timings (defined in CudaRuntime.cpp).

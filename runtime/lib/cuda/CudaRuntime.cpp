@@ -340,9 +340,9 @@ Status place(void *ptr, Managed &m) {
   return synchronize(nullptr);
 }
 
-/// tdsl_cuda_to_device: the data of the runtime's buffer at `ptr` on the
-/// device, for the launch at location().
-Status toDevice(void *ptr) {
+} // namespace
+
+Status cuda::toDevice(void *ptr) {
   Residency &r = residency();
   std::lock_guard<std::mutex> lock(r.mutex);
   Managed *found = r.find(ptr);
@@ -359,9 +359,7 @@ Status toDevice(void *ptr) {
   return Status();
 }
 
-/// tdsl_cuda_to_host: the data of the runtime's buffer at `ptr` on the host,
-/// for an access at `where`.
-Status toHost(void *ptr, const char *where) {
+Status cuda::toHost(void *ptr, const char *where) {
   Residency &r = residency();
   std::lock_guard<std::mutex> lock(r.mutex);
   if (Managed *m = r.find(ptr)) {
@@ -371,6 +369,24 @@ Status toHost(void *ptr, const char *where) {
   }
   return Status();
 }
+
+bool cuda::isManagedBuffer(void *ptr) {
+  Residency &r = residency();
+  std::lock_guard<std::mutex> lock(r.mutex);
+  return r.find(ptr) != nullptr;
+}
+
+void cuda::setOnDevice(void *ptr) {
+  Residency &r = residency();
+  std::lock_guard<std::mutex> lock(r.mutex);
+  if (Managed *m = r.find(ptr)) {
+    m->at = Managed::Device;
+    const char *where = location();
+    m->lastKernel = where ? where : "";
+  }
+}
+
+namespace {
 
 /// A launch size within CUDA's limits (`max`), else a located error.
 Status checkDim(intptr_t v, intptr_t max, const char *what,
@@ -471,6 +487,12 @@ Status copy(void *dst, void *src, size_t sizeBytes, CUstream stream) {
 }
 } // namespace
 
+Status cuda::copyAndWait(void *dst, const void *src, size_t bytes) {
+  TDSL_TRY(enterContext());
+  TDSL_TRY(copy(dst, const_cast<void *>(src), bytes, nullptr));
+  return synchronize(nullptr);
+}
+
 void cuda::onDriverLoaded() {
   std::atexit(flushAtExit);
   setProfileFlushHook(flushAll);
@@ -489,6 +511,31 @@ TDSL_RUNTIME_EXPORT void tdsl_cuda_to_device(void *ptr) {
 
 TDSL_RUNTIME_EXPORT void tdsl_cuda_to_host(void *ptr, const char *where) {
   exitOnError(toHost(ptr, where));
+}
+
+TDSL_RUNTIME_EXPORT void tdsl_cuda_copy(void *dst, void *src, int64_t bytes) {
+  if (bytes <= 0)
+    return;
+  bool onDevice;
+  {
+    Residency &r = residency();
+    std::lock_guard<std::mutex> lock(r.mutex);
+    Managed *m = r.find(src);
+    onDevice = m && m->at == Managed::Device;
+  }
+  Status status;
+  if (onDevice) {
+    status = toDevice(dst);
+    if (status.ok())
+      status = copyAndWait(dst, src, size_t(bytes));
+  } else {
+    status = toHost(src, location());
+    if (status.ok())
+      status = toHost(dst, location());
+    if (status.ok())
+      std::memcpy(dst, src, size_t(bytes));
+  }
+  exitOnError(status);
 }
 
 //===------------------- MLIR's CudaRuntimeWrappers ABI -------------------===//

@@ -14,6 +14,11 @@
 // - every pair of events recorded with timing enabled is 1.5 ms apart;
 //   events created with CU_EVENT_DISABLE_TIMING cannot be timed.
 //
+// - cuMemAlloc's memory (not managed memory) is a memfd mapped shared, so
+//   that CUDA IPC works between processes: a handle names the exporting
+//   process and descriptor, and opening it maps /proc/<pid>/fd/<fd>.
+//   Opening a handle in the process that made it fails, as with CUDA.
+//
 // Only the _v1 name of cuEventElapsedTime is exported, to exercise the
 // runtime's fallback; TDSL_FAKE_CUDA_NO_LAUNCH leaves out cuLaunchKernel.
 // With TDSL_FAKE_CUDA_EMULATE (libtdsl_emu_cuda), modules of LLVM bitcode
@@ -31,6 +36,10 @@
 #include <iterator>
 #include <map>
 #include <mutex>
+
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 using CUresult = int;
 using CUdeviceptr = unsigned long long;
@@ -58,6 +67,21 @@ struct Function {
 
 std::mutex mutex;
 std::map<CUdeviceptr, size_t> allocations;
+/// cuMemAlloc's and cuIpcOpenMemHandle's shared mappings: their memfd (-1
+/// for an opened handle).
+std::map<CUdeviceptr, int> sharedMappings;
+
+/// What a CUipcMemHandle holds here.
+struct IpcHandle {
+  int pid;
+  int fd;
+  size_t bytes;
+};
+/// CUipcMemHandle: 64 bytes, passed by value (on the stack).
+struct CUipcMemHandle {
+  char reserved[64];
+};
+static_assert(sizeof(IpcHandle) <= sizeof(CUipcMemHandle));
 bool stickyError = false; // set by "fail_later", like a real async fault
 int contextTag;
 int moduleTag;
@@ -67,7 +91,7 @@ int envInt(const char *name, int fallback) {
   return v && *v ? std::atoi(v) : fallback;
 }
 
-CUresult sync() {
+CUresult fakeSync() {
   std::lock_guard<std::mutex> lock(mutex);
   return stickyError ? kLaunchFailed : kSuccess;
 }
@@ -198,7 +222,7 @@ FAKE cuLaunchKernel(Function *f, unsigned gx, unsigned gy, unsigned gz,
 
 FAKE cuStreamCreate(void **s, unsigned) { return *s = new int, kSuccess; }
 FAKE cuStreamDestroy_v2(void *s) { return delete static_cast<int *>(s), 0; }
-FAKE cuStreamSynchronize(void *) { return sync(); }
+FAKE cuStreamSynchronize(void *) { return fakeSync(); }
 FAKE cuStreamWaitEvent(void *, Event *, unsigned) { return kSuccess; }
 FAKE cuEventCreate(Event **e, unsigned flags) {
   *e = new Event;
@@ -207,7 +231,7 @@ FAKE cuEventCreate(Event **e, unsigned flags) {
 }
 FAKE cuEventDestroy_v2(Event *e) { return delete e, kSuccess; }
 FAKE cuEventRecord(Event *e, void *) { return e->recorded = true, kSuccess; }
-FAKE cuEventSynchronize(Event *) { return sync(); }
+FAKE cuEventSynchronize(Event *) { return fakeSync(); }
 FAKE cuEventElapsedTime(float *ms, Event *start, Event *stop) {
   if (!start->recorded || !stop->recorded || (start->flags & 2) ||
       (stop->flags & 2))
@@ -215,7 +239,7 @@ FAKE cuEventElapsedTime(float *ms, Event *start, Event *stop) {
   return *ms = 1.5f, kSuccess;
 }
 
-FAKE cuMemAlloc_v2(CUdeviceptr *p, size_t bytes) {
+FAKE cuMemAllocManaged(CUdeviceptr *p, size_t bytes, unsigned) {
   if (bytes > (size_t(1) << 40))
     return kOutOfMemory;
   void *mem = std::malloc(bytes);
@@ -226,14 +250,85 @@ FAKE cuMemAlloc_v2(CUdeviceptr *p, size_t bytes) {
   allocations[*p] = bytes;
   return kSuccess;
 }
-FAKE cuMemAllocManaged(CUdeviceptr *p, size_t bytes, unsigned) {
-  return cuMemAlloc_v2(p, bytes);
+FAKE cuMemAlloc_v2(CUdeviceptr *p, size_t bytes) {
+  if (bytes == 0)
+    return kInvalidValue;
+  if (bytes > (size_t(1) << 40))
+    return kOutOfMemory;
+  int fd = memfd_create("fake-cuda", MFD_CLOEXEC);
+  if (fd < 0 || ftruncate(fd, off_t(bytes)) != 0) {
+    if (fd >= 0)
+      close(fd);
+    return kOutOfMemory;
+  }
+  void *mem = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  if (mem == MAP_FAILED) {
+    close(fd);
+    return kOutOfMemory;
+  }
+  *p = reinterpret_cast<CUdeviceptr>(mem);
+  std::lock_guard<std::mutex> lock(mutex);
+  allocations[*p] = bytes;
+  sharedMappings[*p] = fd;
+  return kSuccess;
 }
 FAKE cuMemFree_v2(CUdeviceptr p) {
   std::lock_guard<std::mutex> lock(mutex);
-  if (!allocations.erase(p))
+  auto it = allocations.find(p);
+  if (it == allocations.end())
     return kInvalidValue;
-  std::free(reinterpret_cast<void *>(p));
+  auto shared = sharedMappings.find(p);
+  if (shared == sharedMappings.end()) {
+    std::free(reinterpret_cast<void *>(p));
+  } else {
+    if (shared->second < 0) // an opened handle: cuIpcCloseMemHandle's
+      return kInvalidValue;
+    munmap(reinterpret_cast<void *>(p), it->second);
+    close(shared->second);
+    sharedMappings.erase(shared);
+  }
+  allocations.erase(it);
+  return kSuccess;
+}
+FAKE cuIpcGetMemHandle(CUipcMemHandle *out, CUdeviceptr p) {
+  std::lock_guard<std::mutex> lock(mutex);
+  auto shared = sharedMappings.find(p);
+  if (shared == sharedMappings.end() || shared->second < 0)
+    return kInvalidValue;
+  IpcHandle handle{int(getpid()), shared->second, allocations[p]};
+  std::memset(out, 0, sizeof *out);
+  std::memcpy(out->reserved, &handle, sizeof handle);
+  return kSuccess;
+}
+FAKE cuIpcOpenMemHandle_v2(CUdeviceptr *p, CUipcMemHandle opaque, unsigned) {
+  IpcHandle handle;
+  std::memcpy(&handle, opaque.reserved, sizeof handle);
+  if (handle.pid == int(getpid()))
+    return 201; // CUDA_ERROR_INVALID_CONTEXT: not in the exporting process
+  char path[64];
+  std::snprintf(path, sizeof path, "/proc/%d/fd/%d", handle.pid, handle.fd);
+  int fd = open(path, O_RDWR | O_CLOEXEC);
+  if (fd < 0)
+    return kInvalidValue;
+  void *mem =
+      mmap(nullptr, handle.bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  close(fd);
+  if (mem == MAP_FAILED)
+    return kInvalidValue;
+  *p = reinterpret_cast<CUdeviceptr>(mem);
+  std::lock_guard<std::mutex> lock(mutex);
+  allocations[*p] = handle.bytes;
+  sharedMappings[*p] = -1;
+  return kSuccess;
+}
+FAKE cuIpcCloseMemHandle(CUdeviceptr p) {
+  std::lock_guard<std::mutex> lock(mutex);
+  auto shared = sharedMappings.find(p);
+  if (shared == sharedMappings.end() || shared->second >= 0)
+    return kInvalidValue;
+  munmap(reinterpret_cast<void *>(p), allocations[p]);
+  allocations.erase(p);
+  sharedMappings.erase(shared);
   return kSuccess;
 }
 FAKE cuMemcpyAsync(CUdeviceptr dst, CUdeviceptr src, size_t n, void *) {
