@@ -122,8 +122,9 @@ void buildCPUBufferizePipeline(OpPassManager &pm) {
   addUpstream(pm, "eliminate-empty-tensors,"
                   "one-shot-bufferize{bufferize-function-boundaries "
                   "function-boundary-type-conversion=identity-layout-map "
-                  "allow-return-allocs-from-loops},"
-                  "canonicalize,buffer-deallocation-pipeline,canonicalize");
+                  "allow-return-allocs-from-loops}");
+  pm.addNestedPass<func::FuncOp>(createMergeExclusiveAllocs());
+  addUpstream(pm, "canonicalize,buffer-deallocation-pipeline,canonicalize");
   pm.addNestedPass<func::FuncOp>(createHoistVectorTransfers());
 }
 

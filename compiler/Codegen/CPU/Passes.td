@@ -211,6 +211,34 @@ def Vectorize : Pass<"tdsl-vectorize", "mlir::func::FuncOp"> {
   ];
 }
 
+def MergeExclusiveAllocs : Pass<"tdsl-merge-exclusive-allocs", "mlir::func::FuncOp"> {
+  let summary = "One buffer for the two versions of a kernel that picks its tiles at run time";
+  let description = [{
+    After bufferization, before deallocation. `tdsl-tile-to-forall` runs a
+    contraction on run-time shapes in an `scf.if` (big tiles or small), and
+    bufferization gives each branch its own output buffer, both allocated
+    before the `scf.if` and chosen by an `arith.select` on its condition.
+    Only one is ever written; in a loop the written one alternated between
+    two allocations, and the never-touched one cost a page fault per 4 KiB
+    every iteration (SGEMM 1024 on `?` shapes: twice the static time).
+    Where two `memref.alloc`s of one type and sizes are used only by such
+    a select and each inside its own branch of an `scf.if` on the select's
+    condition, the later one is replaced by the earlier one.
+
+    ```mlir
+    // before
+    %a = memref.alloc(%m, %n) : memref<?x?xf32>
+    %b = memref.alloc(%m, %n) : memref<?x?xf32>
+    %r = arith.select %c, %b, %a : memref<?x?xf32>
+    scf.if %c { ... %b ... } else { ... %a ... }
+    // after
+    %a = memref.alloc(%m, %n) : memref<?x?xf32>
+    %r = arith.select %c, %a, %a : memref<?x?xf32>
+    scf.if %c { ... %a ... } else { ... %a ... }
+    ```
+  }];
+}
+
 def HoistVectorTransfers : Pass<"tdsl-hoist-vector-transfers", "mlir::func::FuncOp"> {
   let summary = "Keep loop-invariant vector accumulators in registers";
   let description = [{
