@@ -623,6 +623,7 @@ int Session::runChild(Compiled &c, const std::string &profileJson) {
     // The store's paths are the store's: not redirected by --compare's
     // TDSL_SAVE_DIR.
     unsetenv("TDSL_SAVE_DIR");
+    store.leaveKeeperToSession();
     // Paths under this prefix are values the keeper holds on the GPU.
     if (std::string prefix = store.devicePrefix(); !prefix.empty())
       setenv("TDSL_REPL_DEVICE_STORE", prefix.c_str(), 1);

@@ -387,10 +387,12 @@ bool ValueStore::deviceAvailable() {
     // values), with default signal handling, and no user code ever.
     setpgid(0, 0);
     for (int sig : {SIGINT, SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGTRAP,
-                    SIGQUIT, SIGTERM, SIGHUP})
+                    SIGSYS, SIGXFSZ, SIGXCPU, SIGQUIT, SIGTERM, SIGHUP})
       signal(sig, SIG_DFL);
+    // Its files are the store's, not redirected by --compare's.
+    unsetenv("TDSL_SAVE_DIR");
     close(pipeFds[1]);
-    serve(listenFd, pipeFds[0]);
+    serve(devicePrefix().c_str(), listenFd, pipeFds[0]);
     _exit(0);
   }
   close(listenFd);
@@ -416,20 +418,39 @@ void ValueStore::stopKeeper() {
     return;
   close(lifeline); // the keeper exits at its end
   lifeline = -1;
-  while (waitpid(keeperPid, nullptr, 0) < 0 && errno == EINTR) {
+  // A keeper stuck in the driver is not waited for long.
+  for (int tries = 0;; ++tries) {
+    pid_t done = waitpid(keeperPid, nullptr, WNOHANG);
+    if (done == keeperPid || (done < 0 && errno != EINTR))
+      break;
+    if (tries == 200) { // 2 s
+      kill(keeperPid, SIGKILL);
+      while (waitpid(keeperPid, nullptr, 0) < 0 && errno == EINTR) {
+      }
+      break;
+    }
+    usleep(10000);
   }
   keeperPid = 0;
 }
 
+void ValueStore::leaveKeeperToSession() {
+  if (lifeline >= 0)
+    close(lifeline);
+  lifeline = -1;
+  keeperPid = 0;
+}
+
 llvm::Error ValueStore::moveValue(llvm::StringRef name, bool toDevice) {
-  // First: a keeper found dead drops values.
+  const Value *found = lookup(name);
+  if (found && (toDevice ? found->onDevice : found->onHost))
+    return llvm::Error::success(); // no keeper needed (a CPU session)
+  // A keeper found dead drops the values only it held.
   bool keeper = deviceAvailable();
   auto it = live.find(name.str());
   if (it == live.end())
     return llvm::createStringError("no value named '" + name + "'");
   Value &v = it->second;
-  if (toDevice ? v.onDevice : v.onHost)
-    return llvm::Error::success();
   if (!keeper)
     return llvm::createStringError("no GPU to keep '" + name + "' on");
   auto host = files(v), device = files(v, true);
@@ -437,8 +458,14 @@ llvm::Error ValueStore::moveValue(llvm::StringRef name, bool toDevice) {
     if (llvm::Error e = askKeeper(toDevice ? "upload\t" + host[i].second +
                                                  "\t" + device[i].second
                                            : "download\t" + device[i].second +
-                                                 "\t" + host[i].second))
+                                                 "\t" + host[i].second)) {
+      // Nothing half-moved stays: the fields moved so far go.
+      for (size_t j = 0; j < i; ++j)
+        llvm::sys::fs::remove(toDevice ? device[j].second : host[j].second);
+      if (toDevice)
+        freeDevice(llvm::sys::path::filename(v.path));
       return e;
+    }
   (toDevice ? v.onDevice : v.onHost) = true;
   return llvm::Error::success();
 }

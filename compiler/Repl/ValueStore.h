@@ -107,6 +107,9 @@ public:
   /// Copies the value `name` to the device or the host, where it is then
   /// as well.
   llvm::Error moveValue(llvm::StringRef name, bool toDevice);
+  /// In a child forked by the session: drops its copy of the keeper's
+  /// lifeline, which only the session may hold (the keeper ends with it).
+  void leaveKeeperToSession();
 
 private:
   void removeFiles(llvm::StringRef prefix);

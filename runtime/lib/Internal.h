@@ -169,7 +169,8 @@ Status loadNpy(const char *path, int32_t dtype, int64_t rank, int64_t *sizesOut,
 Status saveNpy(const char *path, int32_t dtype, int64_t rank, void *memref);
 
 /// The header of a .npy file of `dtype` elements and `rank` sizes (the
-/// data, which follows it, starts on 64 bytes, or a page when large).
+/// data, which follows it, starts on 64 bytes, or a page when large);
+/// empty for a dtype .npy has no type for (bf16).
 std::string npyHeader(int32_t dtype, int64_t rank, const int64_t *sizes);
 /// The dtype (a TDSL code) and shape that the header of .npy file `path`
 /// gives, without reading its data.

@@ -389,6 +389,8 @@ Status tdsl::rt::saveNpy(const char *path, int32_t dtype, int64_t rank,
 
 std::string tdsl::rt::npyHeader(int32_t dtype, int64_t rank,
                                 const int64_t *sizes) {
+  if (!npyDescr(dtype))
+    return "";
   int64_t bytes = tdsl_dtype_size(dtype);
   for (int64_t d = 0; d < rank; ++d)
     bytes *= sizes[d];

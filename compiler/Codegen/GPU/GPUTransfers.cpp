@@ -146,7 +146,9 @@ struct GPUTransfersPass : tdsl::impl::GPUTransfersBase<GPUTransfersPass> {
           break;
         bool device = false;
         parent->walk([&](Operation *inner) {
-          device |= isa<gpu::LaunchFuncOp>(inner) || isDeviceCopy(inner);
+          auto call = dyn_cast<func::CallOp>(inner);
+          device |= isa<gpu::LaunchFuncOp>(inner) ||
+                    (call && call.getCallee() == "tdsl_cuda_copy");
         });
         if (device)
           break;

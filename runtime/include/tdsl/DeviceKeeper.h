@@ -33,8 +33,11 @@ TDSL_RUNTIME_EXPORT int tdsl_keeper_listen(const char *prefix);
 
 /// The keeper's loop, in the forked process: answers requests on
 /// `listenFd` until `lifelineFd` (the read end of a pipe the session holds
-/// open) reaches its end, then exits, freeing its GPU memory. Never returns.
-TDSL_RUNTIME_EXPORT void tdsl_keeper_serve(int listenFd, int lifelineFd);
+/// open) reaches its end, then exits, freeing its GPU memory. Answers only
+/// clients of its own user, about files of the store that `prefix` is in.
+/// Never returns.
+TDSL_RUNTIME_EXPORT void tdsl_keeper_serve(const char *prefix, int listenFd,
+                                           int lifelineFd);
 
 /// Sends one request to the keeper of `prefix`; 0 when it answered "ok",
 /// else -1 with the error in `reply` (`replySize` bytes, NUL-terminated).

@@ -127,9 +127,23 @@ Status readHandle(const char *path, CUipcMemHandle &handle) {
   return Status();
 }
 
+/// Whether the client on `fd` runs as this user: the socket's name is
+/// public (abstract sockets have no permissions).
+bool sameUser(int fd) {
+  ucred cred;
+  socklen_t len = sizeof cred;
+  return getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) == 0 &&
+         cred.uid == getuid();
+}
+
 /// The keeper's state: the memory of each value, by descriptor path.
 class Keeper {
 public:
+  /// `prefix`: what descriptors start with; every path of a request must
+  /// be in its directory (the session's store).
+  explicit Keeper(std::string prefix) : prefix(std::move(prefix)) {
+    storeDir = this->prefix.substr(0, this->prefix.rfind('/') + 1);
+  }
   /// The reply to one request line.
   std::string answer(const std::string &line);
   void setDriverError(std::string why) { driverError = std::move(why); }
@@ -148,13 +162,25 @@ private:
   /// CUDA IPC).
   Status ping();
 
+  /// Whether `path` is a file of the store (a descriptor when `descriptor`).
+  bool inStore(const std::string &path, bool descriptor) const {
+    return path.compare(0, (descriptor ? prefix : storeDir).size(),
+                        descriptor ? prefix : storeDir) == 0 &&
+           path.find("/..") == std::string::npos &&
+           path.find('/', storeDir.size()) == std::string::npos;
+  }
+
   std::map<std::string, Kept> kept;
   std::string driverError;
+  std::string prefix, storeDir;
 };
 
 Status Keeper::allocate(const std::string &desc, int32_t dtype,
                         const std::vector<int64_t> &shape, CUdeviceptr &ptr) {
   TDSL_TRY(checkDtypeAndRank(dtype, int64_t(shape.size()), "alloc"));
+  if (npyHeader(dtype, int64_t(shape.size()), shape.data()).empty())
+    return Status::error(dtypeName(dtype) + " values have no .npy type to "
+                                            "keep them with (convert to f32)");
   int64_t bytes = byteCount(dtype, shape);
   StatusOr<const CudaDriver *> api = driver();
   TDSL_TRY(api.status());
@@ -233,6 +259,18 @@ void Keeper::release(const std::string &prefix) {
 }
 
 Status Keeper::ping() {
+  // With the GPU in exclusive-process mode, the keeper's context would keep
+  // every input from making its own.
+  StatusOr<const CudaDriver *> d = driver();
+  TDSL_TRY(d.status());
+  CUdevice device = 0;
+  int mode = 0;
+  TDSL_CU_TRY("", cuDeviceGet, &device, deviceOrdinal());
+  TDSL_CU_TRY("", cuDeviceGetAttribute, &mode, CU_DEVICE_ATTRIBUTE_COMPUTE_MODE,
+              device);
+  if (mode == CU_COMPUTEMODE_EXCLUSIVE_PROCESS)
+    return Status::error("the GPU is in exclusive-process compute mode: one "
+                         "process at a time may use it");
   TDSL_TRY(enterContext());
   CUdeviceptr ptr = 0;
   CUipcMemHandle handle;
@@ -252,6 +290,13 @@ std::string Keeper::answer(const std::string &line) {
   Status status;
   if (f[0] == "ping" && f.size() == 1) {
     status = ping();
+  } else if ((f[0] == "alloc" && f.size() >= 4 && !inStore(f[1], true)) ||
+             (f[0] == "upload" && f.size() == 3 &&
+              !(inStore(f[1], false) && inStore(f[2], true))) ||
+             (f[0] == "download" && f.size() == 3 &&
+              !(inStore(f[1], true) && inStore(f[2], false))) ||
+             (f[0] == "free" && f.size() == 2 && !inStore(f[1], true))) {
+    status = Status::error("a path outside the session's store: " + line);
   } else if (f[0] == "alloc" && f.size() >= 4) {
     std::vector<int64_t> shape;
     for (size_t i = 4; i < f.size(); ++i)
@@ -365,9 +410,13 @@ TDSL_RUNTIME_EXPORT int tdsl_keeper_listen(const char *prefix) {
   return fd;
 }
 
-TDSL_RUNTIME_EXPORT void tdsl_keeper_serve(int listenFd, int lifelineFd) {
+TDSL_RUNTIME_EXPORT void tdsl_keeper_serve(const char *prefix, int listenFd,
+                                           int lifelineFd) {
   std::signal(SIGPIPE, SIG_IGN);
-  Keeper keeper;
+  // A write past the file-size limit fails (EFBIG) rather than killing the
+  // keeper and every value.
+  std::signal(SIGXFSZ, SIG_IGN);
+  Keeper keeper(prefix ? prefix : "");
   if (Status up = enterContext(); !up.ok())
     keeper.setDriverError(up.message());
   pollfd fds[2] = {{listenFd, POLLIN, 0}, {lifelineFd, POLLIN, 0}};
@@ -388,7 +437,10 @@ TDSL_RUNTIME_EXPORT void tdsl_keeper_serve(int listenFd, int lifelineFd) {
     // A client that stops mid-request does not hold the keeper up.
     timeval timeout{10, 0};
     setsockopt(client, SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof timeout);
-    (void)sendAll(client, keeper.answer(receiveLine(client)) + "\n");
+    std::string line = receiveLine(client);
+    (void)sendAll(client, (sameUser(client) ? keeper.answer(line)
+                                            : "not the session's user") +
+                              "\n");
     close(client);
   }
 }
@@ -411,6 +463,10 @@ TDSL_RUNTIME_EXPORT int tdsl_keeper_request(const char *prefix,
     return fail("the keeper of the session's GPU values is not running (" +
                 why + ")");
   }
+  // Copies of large values take seconds; a keeper stuck for minutes is
+  // reported rather than waited for.
+  timeval timeout{300, 0};
+  setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof timeout);
   std::string answer;
   if (sendAll(fd, std::string(request) + "\n"))
     answer = receiveLine(fd);
