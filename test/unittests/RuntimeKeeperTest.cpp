@@ -19,6 +19,7 @@
 #include <sstream>
 #include <string>
 
+#include <fcntl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -44,12 +45,26 @@ protected:
     ASSERT_GE(listenFd, 0);
     int fds[2];
     ASSERT_EQ(pipe(fds), 0);
+    // The keeper runs in a new process of this binary (KeeperChild.Serve):
+    // this one may have loaded a driver already (the RuntimeCuda tests),
+    // which a fork would inherit; tdsl-repl's session never has.
+    std::string self = testing::internal::GetArgvs().front();
+    if (self.find('/') == std::string::npos)
+      self = "/proc/self/exe";
     pid = fork();
     ASSERT_GE(pid, 0);
     if (pid == 0) {
       close(fds[1]);
+      fcntl(listenFd, F_SETFD, 0); // keep it across exec
       setenv("TDSL_CUDA_LIBRARY", TDSL_FAKE_CUDA, 1);
-      tdsl_keeper_serve(prefix.c_str(), listenFd, fds[0]);
+      setenv("TDSL_RUNTIME_TEST_CHILD", "1", 1);
+      setenv("TDSL_KEEPER_TEST", (prefix + "\t" + std::to_string(listenFd) +
+                                  "\t" + std::to_string(fds[0])).c_str(), 1);
+      for (const char *v : {"GTEST_TOTAL_SHARDS", "GTEST_SHARD_INDEX", "GTEST_OUTPUT"})
+        unsetenv(v);
+      execl(self.c_str(), self.c_str(), "--gtest_filter=KeeperChild.Serve",
+            static_cast<char *>(nullptr));
+      _exit(127);
     }
     close(listenFd);
     close(fds[0]);
@@ -76,6 +91,17 @@ protected:
   pid_t pid = -1;
   int lifeline = -1;
 };
+
+TEST(KeeperChild, Serve) {
+  const char *spec = std::getenv("TDSL_KEEPER_TEST");
+  if (!std::getenv("TDSL_RUNTIME_TEST_CHILD") || !spec)
+    GTEST_SKIP() << "only runs as the keeper of the KeeperTest tests";
+  std::string text = spec;
+  size_t a = text.find('\t'), b = text.find('\t', a + 1);
+  tdsl_keeper_serve(text.substr(0, a).c_str(),
+                    std::atoi(text.substr(a + 1, b - a - 1).c_str()),
+                    std::atoi(text.substr(b + 1).c_str()));
+}
 
 TEST_F(KeeperTest, ValueRoundTrip) {
   EXPECT_EQ(ask("ping"), "ok");
