@@ -550,26 +550,19 @@ bool Session::placeValues(llvm::StringRef input) {
     if (named.count(name) && !v.viaF32)
       names.push_back(name);
   for (const std::string &name : names) {
-    const ValueStore::Value *found = store.lookup(name);
-    if (!found)
+    const ValueStore::Value *v = store.lookup(name);
+    bool toDevice = options.cuda;
+    if (!v || (toDevice ? v->onDevice : v->onHost))
       continue;
-    const ValueStore::Value &v = *found;
-    if (options.cuda && !v.onDevice) {
-      // Without a GPU the value stays on the host, and the input says why.
-      if (store.deviceAvailable())
-        if (llvm::Error e = store.moveValue(name, /*toDevice=*/true)) {
-          llvm::WithColor::error(llvm::errs(), "tdsl-repl")
-              << "cannot move '" << name << "' to the GPU: "
-              << llvm::toString(std::move(e)) << "\n";
-          return false;
-        }
-    } else if (!options.cuda && !v.onHost) {
-      if (llvm::Error e = store.moveValue(name, /*toDevice=*/false)) {
-        llvm::WithColor::error(llvm::errs(), "tdsl-repl")
-            << "cannot move '" << name << "' to the host: "
-            << llvm::toString(std::move(e)) << "\n";
-        return false;
-      }
+    // Without a GPU the value stays on the host, and the input says why.
+    if (toDevice && !store.deviceAvailable())
+      continue;
+    if (llvm::Error e = store.moveValue(name, toDevice)) {
+      llvm::WithColor::error(llvm::errs(), "tdsl-repl")
+          << "cannot move '" << name << "' to the "
+          << (toDevice ? "GPU" : "host") << ": " << llvm::toString(std::move(e))
+          << "\n";
+      return false;
     }
   }
   return true;
@@ -616,9 +609,7 @@ int Session::runChild(Compiled &c, const std::string &profileJson) {
   if (pid == 0) {
     // A crash of the input is reported by the session (the signal), without
     // LLVM's stack dump of the compiler's own crash handlers.
-    for (int sig : {SIGINT, SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGTRAP,
-                    SIGSYS, SIGXFSZ, SIGXCPU, SIGQUIT, SIGTERM, SIGHUP})
-      signal(sig, SIG_DFL);
+    restoreDefaultSignals();
     // The child must not read (or, exiting, move) the session's input.
     // The store's paths are the store's: not redirected by --compare's
     // TDSL_SAVE_DIR.

@@ -110,6 +110,12 @@ void tdsl::removeValueStores() {
   }
 }
 
+void tdsl::restoreDefaultSignals() {
+  for (int sig : {SIGINT, SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGTRAP,
+                  SIGSYS, SIGXFSZ, SIGXCPU, SIGQUIT, SIGTERM, SIGHUP})
+    signal(sig, SIG_DFL);
+}
+
 llvm::Expected<NpyInfo> tdsl::readNpyHeader(llvm::StringRef path,
                                             bool headerOnly) {
   auto fail = [&](const llvm::Twine &why) {
@@ -386,9 +392,7 @@ bool ValueStore::deviceAvailable() {
     // Out of the terminal's process group (Ctrl-C stops inputs, not the
     // values), with default signal handling, and no user code ever.
     setpgid(0, 0);
-    for (int sig : {SIGINT, SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGTRAP,
-                    SIGSYS, SIGXFSZ, SIGXCPU, SIGQUIT, SIGTERM, SIGHUP})
-      signal(sig, SIG_DFL);
+    restoreDefaultSignals();
     // Its files are the store's, not redirected by --compare's.
     unsetenv("TDSL_SAVE_DIR");
     close(pipeFds[1]);

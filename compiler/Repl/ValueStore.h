@@ -42,6 +42,12 @@ struct NpyInfo {
 /// getdents64, unlinkat and rmdir on descriptors opened beforehand).
 void removeValueStores();
 
+/// In a process the session forks (an input's child, the keeper): the
+/// default action for every signal the session handles, so that a crash
+/// is the process's own and not the session's cleanup (which would delete
+/// the store).
+void restoreDefaultSignals();
+
 /// Reads the header of a .npy file; with `headerOnly` its data may be
 /// missing (a device value's descriptor).
 llvm::Expected<NpyInfo> readNpyHeader(llvm::StringRef path,
