@@ -113,8 +113,16 @@ LogicalResult addEntryPoint(ModuleOp module, StringRef entry) {
 }
 
 LogicalResult lower(ModuleOp module, const TargetBackend &target,
-                    const TargetOptions &options, Stage stopAfter) {
+                    const TargetOptions &options, Stage stopAfter,
+                    TimingScope *timing) {
   PassManager pm(module.getContext());
+  // mlir-opt's --mlir-print-ir-*, ... where the tool registered them
+  // (tdslc does); a no-op otherwise.
+  (void)applyPassManagerCLOptions(pm);
+  if (timing)
+    pm.enableTiming(*timing);
+  else
+    applyDefaultTimingPassManagerCLOptions(pm);
   if (stopAfter <= Stage::TDSL)
     buildTDSLTransformPipeline(pm); // the same for every target
   else
@@ -149,15 +157,22 @@ LogicalResult emitStage(ModuleOp module, const TargetBackend &target,
 LogicalResult buildExecutable(ModuleOp module, const TargetOptions &options,
                               const std::string &output,
                               const std::string &runtimeDir,
-                              std::string &error) {
+                              std::string &error, TimingScope *timing) {
+  auto nest = [&](llvm::StringRef name) {
+    return timing ? timing->nest(name) : TimingScope();
+  };
   // Object files in temporary files, linked with the runtime. LLVM's
   // optimization and code generation take most of a compile: one piece of
   // the program per core (at most 4) runs them in parallel.
   unsigned parts = std::clamp(std::thread::hardware_concurrency(), 1u, 4u);
   std::vector<std::string> objects;
+  TimingScope codegen = nest("LLVM IR, optimization, code generation");
   LogicalResult result = emitHostObjects(module, options.optLevel, parts, objects, error);
+  codegen.stop();
+  TimingScope link = nest("link");
   if (succeeded(result))
     result = linkExecutable(objects, output, runtimeDir, error);
+  link.stop();
   for (const std::string &path : objects)
     llvm::sys::fs::remove(path);
   return result;

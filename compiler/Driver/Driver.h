@@ -17,6 +17,7 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/OwningOpRef.h"
+#include "mlir/Support/Timing.h"
 
 #include "llvm/Support/raw_ostream.h"
 
@@ -64,9 +65,12 @@ mlir::LogicalResult addEntryPoint(mlir::ModuleOp module,
                                   llvm::StringRef entry = "main");
 
 /// Runs `target`'s pipeline on a module in the tdsl dialect up to
-/// `stopAfter` (a stage past the LLVM dialect runs all of it).
+/// `stopAfter` (a stage past the LLVM dialect runs all of it). Each pass
+/// is timed under `timing` when given, else under the pass manager's
+/// command-line options where the tool registered them (--mlir-timing).
 mlir::LogicalResult lower(mlir::ModuleOp module, const TargetBackend &target,
-                          const TargetOptions &options, Stage stopAfter);
+                          const TargetOptions &options, Stage stopAfter,
+                          mlir::TimingScope *timing = nullptr);
 
 /// Writes `module`, lowered to `stage`, as that stage: IR (with DSL
 /// locations when `printLocs`), what the target writes itself (PTX), or
@@ -77,12 +81,14 @@ mlir::LogicalResult emitStage(mlir::ModuleOp module, const TargetBackend &target
                               std::string &error);
 
 /// Builds an executable at `output`: an object file linked with the
-/// runtime in `runtimeDir`.
+/// runtime in `runtimeDir`; code generation and linking are timed under
+/// `timing` when given.
 mlir::LogicalResult buildExecutable(mlir::ModuleOp module,
                                     const TargetOptions &options,
                                     const std::string &output,
                                     const std::string &runtimeDir,
-                                    std::string &error);
+                                    std::string &error,
+                                    mlir::TimingScope *timing = nullptr);
 
 } // namespace tdsl
 

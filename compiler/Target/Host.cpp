@@ -321,14 +321,26 @@ std::string getRuntimeLibDir(const char *argv0) {
 LogicalResult linkExecutable(const std::vector<std::string> &objectFiles,
                              const std::string &output,
                              const std::string &runtimeDir, std::string &error) {
+  // The objects call only the runtime's C ABI, and libtdsl_runtime.so
+  // brings its own C++ dependencies, so a C driver will do. GCC's starts in
+  // a few ms; clang's loads libLLVM first (0.1 s, as long as the link).
+  // A sanitized runtime needs clang's sanitizer libraries.
+#ifdef TDSL_SANITIZE_LINK_FLAG
+  const char *drivers[] = {"clang++-22", "clang++"};
+#else
+  const char *drivers[] = {"cc", "gcc", "clang-22", "clang", "clang++-22"};
+#endif
   std::string driver;
-  for (const char *name : {"clang++-22", "clang++", "c++", "g++"})
+  for (const char *name : drivers)
     if (auto p = llvm::sys::findProgramByName(name)) {
       driver = *p;
       break;
     }
   if (driver.empty()) {
-    error = "no C++ compiler driver (clang++-22, c++) found to link with";
+    error = "no compiler driver found to link with (looked for";
+    for (const char *name : drivers)
+      error += std::string(" ") + name;
+    error += ")";
     return failure();
   }
   std::string libArg = "-L" + runtimeDir;

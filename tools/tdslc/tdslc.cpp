@@ -16,6 +16,8 @@
 
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Support/Timing.h"
 
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -321,17 +323,25 @@ static int compile(bool runMode, const TargetBackend &backend,
   unsigned bufferId = srcMgr.AddNewSourceBuffer(std::move(*fileOrErr), llvm::SMLoc());
   DiagEngine diags(srcMgr);
   diags.setSuppressWarnings(noWarnings);
+  // --mlir-timing times the whole compile, passes nested, as clang's
+  // -ftime-report does.
+  mlir::DefaultTimingManager timingManager;
+  mlir::applyDefaultTimingManagerCLOptions(timingManager);
+  mlir::TimingScope timing = timingManager.getRootScope();
+  mlir::TimingScope phase = timing.nest("parse, check");
   int rc;
   std::unique_ptr<Program> program = runFrontEnd(diags, bufferId, rc);
   if (!program)
     return rc;
 
+  phase = timing.nest("MLIR context, MLIRGen");
   mlir::MLIRContext context;
   prepareContext(context);
   DiagnosticPrinter handler(srcMgr, context);
   auto module = generateModule(context, *program, diags);
   if (!module)
     return 1;
+  phase.stop();
   std::optional<Stage> stage = emitted();
   if (stage == Stage::TDSL)
     return mlir::failed(lower(*module, backend, getTargetOptions(), *stage))
@@ -353,9 +363,11 @@ static int compile(bool runMode, const TargetBackend &backend,
       return 1;
     }
   }
+  phase = timing.nest("passes");
   if (mlir::failed(lower(*module, backend, getTargetOptions(),
-                         stage.value_or(Stage::LLVMDialect))))
+                         stage.value_or(Stage::LLVMDialect), &phase)))
     return 1;
+  phase.stop();
   if (stage)
     return writeStage(*module, backend, *stage);
   std::string runtimeDir = getRuntimeLibDir(argv0);
@@ -363,7 +375,7 @@ static int compile(bool runMode, const TargetBackend &backend,
     return runInProcess(*module, runtimeDir);
   std::string err;
   if (mlir::failed(buildExecutable(*module, getTargetOptions(), outputFile,
-                                   runtimeDir, err))) {
+                                   runtimeDir, err, &timing))) {
     if (!err.empty())
       error() << err << "\n";
     return 1;
@@ -401,6 +413,10 @@ int main(int argc, char **argv) {
   llvm::erase_if(args, [](char *a) { return parseThreads(a); });
   for (const StageInfo &s : getStages())
     emit.getParser().addLiteralOption(s.name, s.stage, s.description);
+  // mlir-opt's pass manager options (--mlir-timing, --mlir-print-ir-after,
+  // ...), listed by --help-hidden.
+  mlir::registerPassManagerCLOptions();
+  mlir::registerDefaultTimingManagerCLOptions();
   cl::HideUnrelatedOptions(tdslCategory);
   cl::SetVersionPrinter([](llvm::raw_ostream &os) {
     os << "tdslc " TDSL_VERSION " (LLVM/MLIR " LLVM_VERSION_STRING ")\n";
