@@ -148,3 +148,69 @@ TEST_F(RuntimeParallel, EnvironmentSetsTheThreadCount) {
                   "found 'two'");
   std::remove(err.c_str());
 }
+
+namespace {
+/// A body that runs a parallel loop of its own over a Coverage.
+void nestedBody(int64_t begin, int64_t end, void *ctx) {
+  auto *inner = static_cast<std::vector<Coverage> *>(ctx);
+  for (int64_t i = begin; i < end; ++i)
+    tdsl_parallel_for((*inner)[i].lb, (*inner)[i].ub, 16, countBody, &(*inner)[i]);
+}
+} // namespace
+
+// After an outermost loop the workers wait for the next one, spinning
+// (TDSL_SPIN_US). The next loop, started at once, after a pause, or nested
+// in another's body, still runs every index once.
+TEST_F(RuntimeParallel, LoopsRightAfterEachOther) {
+  tdsl_set_num_threads(2);
+  for (int round = 0; round < 300; ++round) {
+    if (round % 3 == 1)
+      std::this_thread::sleep_for(std::chrono::microseconds(200 * (round % 7)));
+    Coverage c{0, 64 + round, nullptr};
+    c.hits.reset(new std::atomic<int>[size_t(c.ub)]());
+    if (round % 5 == 0) {
+      std::vector<Coverage> inner(4);
+      for (Coverage &k : inner) {
+        k.lb = 0;
+        k.ub = 1000;
+        k.hits.reset(new std::atomic<int>[1000]());
+      }
+      tdsl_parallel_for(0, 4, 1, nestedBody, &inner);
+      for (Coverage &k : inner)
+        for (int64_t i = 0; i < k.ub; ++i)
+          ASSERT_EQ(k.hits[i].load(), 1) << "round " << round;
+    }
+    tdsl_parallel_for(c.lb, c.ub, 4, countBody, &c);
+    ASSERT_FALSE(c.outOfRange);
+    for (int64_t i = 0; i < c.ub; ++i)
+      ASSERT_EQ(c.hits[i].load(), 1) << "round " << round << " index " << i;
+  }
+}
+
+/// Run by ExitDoesNotWaitForWaitingWorkers in a child process.
+TEST(RuntimeParallelChild, LoopThenExit) {
+  if (!std::getenv("TDSL_RUNTIME_TEST_CHILD"))
+    GTEST_SKIP() << "only runs as a child of ExitDoesNotWaitForWaitingWorkers";
+  Spread s;
+  runSleepy(s);
+}
+
+// Workers left waiting for 10 s leave at exit: the program does not wait.
+TEST_F(RuntimeParallel, ExitDoesNotWaitForWaitingWorkers) {
+  auto start = std::chrono::steady_clock::now();
+  EXPECT_EQ(tdsl::test::runSelf("TDSL_SPIN_US=10000000",
+                                "RuntimeParallelChild.LoopThenExit"),
+            0);
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(8));
+  // A malformed value is the user's mistake: a clear error, exit 1.
+  std::string err = testing::TempDir() + "tdsl-spin.stderr";
+  EXPECT_EQ(tdsl::test::runSelf("TDSL_SPIN_US=-1", "RuntimeParallelChild.LoopThenExit",
+                                ">/dev/null 2>" + err),
+            1);
+  std::ifstream in(err);
+  std::string line;
+  std::getline(in, line);
+  EXPECT_EQ(line, "tdsl: error: TDSL_SPIN_US must be an integer from 0 to "
+                  "10000000, found '-1'");
+  std::remove(err.c_str());
+}
