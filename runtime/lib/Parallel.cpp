@@ -114,9 +114,10 @@ inline void cpuPause() {
 }
 
 /// Gives each worker a task that spins until the next outermost loop
-/// starts or spinUs pass, so that loop finds it awake. The spin yields the
-/// core between checks: where other processes want it (MPI ranks, or
-/// several programs, on few cores) they get it.
+/// starts or spinUs pass, so that loop finds it awake. It checks every 8
+/// pauses (a check per syscall made the next loop 20 us later when it came
+/// at once) and yields the core every 256: where other processes want it
+/// (MPI ranks, or several programs, on few cores) they get it.
 void keepWorkersWaiting() {
   int64_t us = spinUs.load(std::memory_order_relaxed);
   if (us <= 0)
@@ -125,10 +126,15 @@ void keepWorkersWaiting() {
   auto deadline = std::chrono::steady_clock::now() + std::chrono::microseconds(us);
   for (int i = 1, n = tdsl_get_num_threads(); i < n; ++i)
     tbb::this_task_arena::enqueue([generation, deadline] {
-      while (loopGeneration.load(std::memory_order_relaxed) == generation) {
-        sched_yield();
-        if (std::chrono::steady_clock::now() > deadline)
-          return;
+      for (unsigned round = 1;
+           loopGeneration.load(std::memory_order_relaxed) == generation; ++round) {
+        for (int k = 0; k < 8; ++k)
+          cpuPause();
+        if (round % 32 == 0) {
+          sched_yield();
+          if (std::chrono::steady_clock::now() > deadline)
+            return;
+        }
       }
     });
 }
