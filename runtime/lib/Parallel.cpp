@@ -43,6 +43,8 @@ struct ThreadLimit {
 /// than on 1. OpenMP runtimes do the same (Intel's KMP_BLOCKTIME, 200 ms).
 constexpr int64_t kDefaultSpinUs = 2000;
 std::atomic<int64_t> spinUs{kDefaultSpinUs};
+/// A sched_yield this long gave the core to another thread.
+constexpr std::chrono::microseconds kYieldedTo{20};
 /// Counts the outermost parallel loops started: a waiting worker leaves
 /// when it changes.
 std::atomic<uint64_t> loopGeneration{0};
@@ -116,8 +118,9 @@ inline void cpuPause() {
 /// Gives each worker a task that spins until the next outermost loop
 /// starts or spinUs pass, so that loop finds it awake. It checks every 8
 /// pauses (a check per syscall made the next loop 20 us later when it came
-/// at once) and yields the core every 256: where other processes want it
-/// (MPI ranks, or several programs, on few cores) they get it.
+/// at once) and yields the core every 256. A yield that lasted (another
+/// thread ran: MPI ranks, or several programs, on few cores) ends the wait:
+/// spinning then slows the others more than it speeds this program.
 void keepWorkersWaiting() {
   int64_t us = spinUs.load(std::memory_order_relaxed);
   if (us <= 0)
@@ -131,8 +134,10 @@ void keepWorkersWaiting() {
         for (int k = 0; k < 8; ++k)
           cpuPause();
         if (round % 32 == 0) {
+          auto before = std::chrono::steady_clock::now();
           sched_yield();
-          if (std::chrono::steady_clock::now() > deadline)
+          auto after = std::chrono::steady_clock::now();
+          if (after > deadline || after - before > kYieldedTo)
             return;
         }
       }
@@ -147,8 +152,10 @@ void tdsl_parallel_for(int64_t lb, int64_t ub, int64_t grain,
   exitOnError(initFromEnv(), nullptr);
   if (grain <= 0)
     grain = 1;
-  // Too small to split: skip the scheduler.
-  if (ub - lb <= grain) {
+  // Too small to split, or one thread: skip the scheduler. (A worker
+  // still in the arena from an earlier loop would otherwise join in after
+  // the limit went down to 1.)
+  if (ub - lb <= grain || tdsl_get_num_threads() == 1) {
     body(lb, ub, ctx);
     return;
   }
@@ -180,6 +187,7 @@ void tdsl_set_num_threads(int32_t n) {
   std::lock_guard<std::mutex> lock(limit.mutex);
   limit.envRead = true; // an explicit limit overrides the environment
   limit.set(n);
+  loopGeneration.fetch_add(1); // waiting workers leave
 }
 
 int32_t tdsl_get_num_threads(void) {
