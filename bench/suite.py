@@ -611,7 +611,13 @@ class Suite:
                              ("forward + loss" if fwd else "train step", b),
                              "mlp", t, (job, "main"), [("PyTorch", torch, "main")],
                              rate=("GFLOP/s", (2 if fwd else 6) * b * macs / 1e9),
-                             check=self.check_same(rtol=1e-4 if fwd else 2e-3)))
+                             # Training: f32 summation order decides the side of
+                             # zero of pre-activations within 1e-7 of it, and so
+                             # ReLU's mask: on the suite's data one (5e-8 at step
+                             # 2) goes the other way in TDSL than in PyTorch, and
+                             # after 11 steps the sums of |w - w0| differ by up to
+                             # 0.7% (b3), though one step agrees to 1e-6.
+                             check=self.check_same(rtol=1e-4 if fwd else 2e-2)))
 
     def define_conv(self):
         n, h = self.cfg["conv"]

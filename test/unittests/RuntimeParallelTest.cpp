@@ -55,6 +55,18 @@ void sleepyBody(int64_t, int64_t, void *ctx) {
 /// 200 chunks of one index that each sleep 1 ms.
 void runSleepy(Spread &s) { tdsl_parallel_for(0, 200, 1, sleepyBody, &s); }
 
+/// The first line `test` writes to stderr in a child with `env`, which
+/// must exit with 1 (an error); "(exit N)" if it exits otherwise.
+std::string firstErrorLine(const std::string &env, const std::string &test) {
+  std::string err = testing::TempDir() + "tdsl-parallel-child.stderr";
+  int rc = tdsl::test::runSelf(env, test, ">/dev/null 2>" + err);
+  std::ifstream in(err);
+  std::string line;
+  std::getline(in, line);
+  std::remove(err.c_str());
+  return rc == 1 ? line : "(exit " + std::to_string(rc) + ")";
+}
+
 /// Restores the default thread count after each test.
 class RuntimeParallel : public testing::Test {
 protected:
@@ -135,18 +147,10 @@ TEST_F(RuntimeParallel, EnvironmentSetsTheThreadCount) {
                                 "RuntimeParallelChild.ReportThreads"),
             0);
   // A malformed value is the user's mistake: a clear error, exit 1.
-  std::string err = testing::TempDir() + "tdsl-threads.stderr";
-  EXPECT_EQ(tdsl::test::runSelf("TDSL_NUM_THREADS=two "
-                                "TDSL_RUNTIME_TEST_EXPECT=1",
-                                "RuntimeParallelChild.ReportThreads",
-                                ">/dev/null 2>" + err),
-            1);
-  std::ifstream in(err);
-  std::string line;
-  std::getline(in, line);
-  EXPECT_EQ(line, "tdsl: error: TDSL_NUM_THREADS must be a positive integer, "
-                  "found 'two'");
-  std::remove(err.c_str());
+  EXPECT_EQ(firstErrorLine("TDSL_NUM_THREADS=two TDSL_RUNTIME_TEST_EXPECT=1",
+                           "RuntimeParallelChild.ReportThreads"),
+            "tdsl: error: TDSL_NUM_THREADS must be a positive integer, "
+            "found 'two'");
 }
 
 namespace {
@@ -202,15 +206,7 @@ TEST_F(RuntimeParallel, ExitDoesNotWaitForWaitingWorkers) {
                                 "RuntimeParallelChild.LoopThenExit"),
             0);
   EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(8));
-  // A malformed value is the user's mistake: a clear error, exit 1.
-  std::string err = testing::TempDir() + "tdsl-spin.stderr";
-  EXPECT_EQ(tdsl::test::runSelf("TDSL_SPIN_US=-1", "RuntimeParallelChild.LoopThenExit",
-                                ">/dev/null 2>" + err),
-            1);
-  std::ifstream in(err);
-  std::string line;
-  std::getline(in, line);
-  EXPECT_EQ(line, "tdsl: error: TDSL_SPIN_US must be an integer from 0 to "
-                  "10000000, found '-1'");
-  std::remove(err.c_str());
+  EXPECT_EQ(firstErrorLine("TDSL_SPIN_US=-1", "RuntimeParallelChild.LoopThenExit"),
+            "tdsl: error: TDSL_SPIN_US must be an integer from 0 to 10000000, "
+            "found '-1'");
 }
