@@ -47,11 +47,24 @@ static std::string guardCanonicalize(llvm::StringRef pipeline) {
     guarded += (i ? "," : "") + ("\"" + llvm::Twine(name) + "\"").str();
   std::string out;
   llvm::StringRef word = "canonicalize";
+  // Only the pass name: a whole element of the pipeline, not a part of a
+  // path or another option's value (toolkit=/opt/canonicalize/...).
+  auto isPassName = [&](size_t at) {
+    char before = at ? pipeline[at - 1] : ',';
+    llvm::StringRef after = pipeline.drop_front(at + word.size());
+    return llvm::StringRef(",(").contains(before) &&
+           (after.empty() || llvm::StringRef(",){").contains(after.front()));
+  };
   while (!pipeline.empty()) {
     size_t at = pipeline.find(word);
     if (at == llvm::StringRef::npos) {
       out += pipeline;
       break;
+    }
+    if (!isPassName(at)) {
+      out += pipeline.take_front(at + word.size());
+      pipeline = pipeline.drop_front(at + word.size());
+      continue;
     }
     out += pipeline.take_front(at);
     pipeline = pipeline.drop_front(at + word.size());

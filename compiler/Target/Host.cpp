@@ -322,7 +322,8 @@ LogicalResult linkExecutable(const std::vector<std::string> &objectFiles,
                              const std::string &output,
                              const std::string &runtimeDir, std::string &error) {
   // The objects call only the runtime's C ABI, and libtdsl_runtime.so
-  // brings its own C++ dependencies, so a C driver will do. GCC's starts in
+  // brings its own C++ dependencies (-lstdc++ below for the static one), so
+  // a C driver will do. GCC's starts in
   // a few ms; clang's loads libLLVM first (0.1 s, as long as the link).
   // A sanitized runtime needs clang's sanitizer libraries.
 #ifdef TDSL_SANITIZE_LINK_FLAG
@@ -348,6 +349,9 @@ LogicalResult linkExecutable(const std::vector<std::string> &objectFiles,
   llvm::SmallVector<llvm::StringRef> args = {driver};
   args.append(objectFiles.begin(), objectFiles.end());
   args.append({"-o", output, libArg, rpath, "-ltdsl_runtime", "-ltbb", "-lm"});
+  // Only the static runtime there: its C++ needs the C++ library.
+  if (!llvm::sys::fs::exists(runtimeDir + "/libtdsl_runtime.so"))
+    args.push_back("-lstdc++");
   // gold links these few objects in a third of the default ld.bfd's time
   // (0.04 against 0.13 s: a tenth of a small program's compile).
   if (llvm::sys::findProgramByName("ld.gold"))

@@ -75,8 +75,30 @@ void attachSchedulerOnce() {
 
 /// Applies TDSL_NUM_THREADS once, unless tdsl_set_num_threads came first;
 /// a malformed value is an error at "tdsl".
+/// Applies TDSL_SPIN_US once, whether or not a thread limit was set.
+Status spinFromEnv() {
+  static std::once_flag once;
+  static Status status;
+  std::call_once(once, [] {
+    const char *env = std::getenv("TDSL_SPIN_US");
+    if (!env || !*env)
+      return;
+    char *end = nullptr;
+    long long us = std::strtoll(env, &end, 10);
+    if (*end || us < 0 || us > 10'000'000)
+      status = Status::errorAt(nullptr, format("TDSL_SPIN_US must be an integer "
+                                               "from 0 to 10000000, found '%s'",
+                                               env));
+    else
+      spinUs = us;
+  });
+  return status;
+}
+
 Status initFromEnv() {
   attachSchedulerOnce();
+  if (Status s = spinFromEnv(); !s.ok())
+    return s;
   ThreadLimit &limit = threadLimit();
   // Every loop comes here: skip the lock once the variable has been read.
   if (limit.envRead.load(std::memory_order_acquire))
@@ -85,16 +107,6 @@ Status initFromEnv() {
   if (limit.envRead)
     return Status();
   limit.envRead = true;
-  if (const char *env = std::getenv("TDSL_SPIN_US"); env && *env) {
-    char *end = nullptr;
-    long long us = std::strtoll(env, &end, 10);
-    if (*end || us < 0 || us > 10'000'000)
-      return Status::errorAt(nullptr,
-                             format("TDSL_SPIN_US must be an integer from 0 "
-                                    "to 10000000, found '%s'",
-                                    env));
-    spinUs = us;
-  }
   const char *env = std::getenv("TDSL_NUM_THREADS");
   if (!env || !*env)
     return Status();
@@ -112,6 +124,8 @@ Status initFromEnv() {
 inline void cpuPause() {
 #if defined(__x86_64__) || defined(__i386__)
   _mm_pause();
+#elif defined(__aarch64__)
+  __asm__ volatile("yield");
 #endif
 }
 

@@ -199,6 +199,16 @@ TEST(RuntimeParallelChild, LoopThenExit) {
   runSleepy(s);
 }
 
+/// Run by ExitDoesNotWaitForWaitingWorkers: a thread count set first (as
+/// --threads does) must not hide TDSL_SPIN_US.
+TEST(RuntimeParallelChild, SetThreadsThenLoop) {
+  if (!std::getenv("TDSL_RUNTIME_TEST_CHILD"))
+    GTEST_SKIP() << "only runs as a child of ExitDoesNotWaitForWaitingWorkers";
+  tdsl_set_num_threads(2);
+  Spread s;
+  runSleepy(s);
+}
+
 // Workers left waiting for 10 s leave at exit: the program does not wait.
 TEST_F(RuntimeParallel, ExitDoesNotWaitForWaitingWorkers) {
   auto start = std::chrono::steady_clock::now();
@@ -206,7 +216,10 @@ TEST_F(RuntimeParallel, ExitDoesNotWaitForWaitingWorkers) {
                                 "RuntimeParallelChild.LoopThenExit"),
             0);
   EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(8));
-  EXPECT_EQ(firstErrorLine("TDSL_SPIN_US=-1", "RuntimeParallelChild.LoopThenExit"),
-            "tdsl: error: TDSL_SPIN_US must be an integer from 0 to 10000000, "
-            "found '-1'");
+  for (const char *child : {"RuntimeParallelChild.LoopThenExit",
+                            "RuntimeParallelChild.SetThreadsThenLoop"})
+    EXPECT_EQ(firstErrorLine("TDSL_SPIN_US=-1", child),
+              "tdsl: error: TDSL_SPIN_US must be an integer from 0 to 10000000, "
+              "found '-1'")
+        << child;
 }

@@ -9,6 +9,7 @@
 #include "compiler/Frontend/Lexer.h"
 #include "compiler/Frontend/Loader.h"
 #include "compiler/Frontend/Sema.h"
+#include "compiler/Pipelines/Pipelines.h"
 #include "compiler/Target/CPU/CPUTargetModel.h"
 #include "compiler/Target/CPU/Tuner.h"
 #include "compiler/Target/Host.h"
@@ -16,6 +17,7 @@
 
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
+#include "mlir/InitAllPasses.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Support/Timing.h"
 
@@ -343,10 +345,13 @@ static int compile(bool runMode, const TargetBackend &backend,
     return 1;
   phase.stop();
   std::optional<Stage> stage = emitted();
-  if (stage == Stage::TDSL)
-    return mlir::failed(lower(*module, backend, getTargetOptions(), *stage))
-               ? 1
-               : writeStage(*module, backend, *stage);
+  if (stage == Stage::TDSL) {
+    phase = timing.nest("passes");
+    if (mlir::failed(lower(*module, backend, getTargetOptions(), *stage, &phase)))
+      return 1;
+    phase.stop();
+    return writeStage(*module, backend, *stage);
+  }
 
   bool hasMain = module->lookupSymbol("main") != nullptr;
   if ((runMode || !stage) && !hasMain) {
@@ -371,8 +376,10 @@ static int compile(bool runMode, const TargetBackend &backend,
   if (stage)
     return writeStage(*module, backend, *stage);
   std::string runtimeDir = getRuntimeLibDir(argv0);
-  if (runMode)
+  if (runMode) {
+    phase = timing.nest("JIT compile, run");
     return runInProcess(*module, runtimeDir);
+  }
   std::string err;
   if (mlir::failed(buildExecutable(*module, getTargetOptions(), outputFile,
                                    runtimeDir, err, &timing))) {
@@ -414,7 +421,9 @@ int main(int argc, char **argv) {
   for (const StageInfo &s : getStages())
     emit.getParser().addLiteralOption(s.name, s.stage, s.description);
   // mlir-opt's pass manager options (--mlir-timing, --mlir-print-ir-after,
-  // ...), listed by --help-hidden.
+  // ...); --mlir-print-ir-after=<pass> takes the passes registered by then.
+  mlir::registerAllPasses();
+  registerTDSLPipelines();
   mlir::registerPassManagerCLOptions();
   mlir::registerDefaultTimingManagerCLOptions();
   cl::HideUnrelatedOptions(tdslCategory);
