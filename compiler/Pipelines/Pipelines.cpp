@@ -126,7 +126,10 @@ void buildCPUTilingPipeline(OpPassManager &pm,
                        options.contractionKBlock}));
   // Keeps vector accumulators in registers across reduction loops.
   addUpstream(pm, "func.func(lower-vector-mask),canonicalize,cse,"
-                  "loop-invariant-subset-hoisting,canonicalize,cse");
+                  "loop-invariant-code-motion,loop-invariant-subset-hoisting,"
+                  "canonicalize,cse");
+  pm.addNestedPass<func::FuncOp>(createDeferLaneReduction());
+  addUpstream(pm, "canonicalize,cse");
 }
 
 void buildCPUBufferizePipeline(OpPassManager &pm) {

@@ -21,15 +21,16 @@
 // LINALG-NOT: linalg.generic
 
 // tdsl-cpu-tile: timed kernels; the parallel_for is an scf.forall of 16384
-// element tiles, vectorized by 16; the whole sum is split
+// element tiles, vectorized by 16 (the lanes' offsets, loop-invariant, move
+// out of the loops); the whole sum is split
 // (tdsl-split-reduction): an scf.forall over its 2 blocks of 512 x 64
 // elements, each carrying 64 lanes in registers, then the lanes summed
 // serially.
 // TILE-LABEL: func.func @main()
 // TILE: call @tdsl_kernel_begin
+// TILE: vector.step : vector<16xindex>
 // TILE: scf.forall (%{{.*}}) = (0) to (65536) step (16384)
 // TILE: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %{{.*}} iter_args
-// TILE: vector.step : vector<16xindex>
 // TILE: arith.sitofp %{{.*}} : vector<16xi64> to vector<16xf32>
 // TILE: vector.transfer_write %{{.*}} : vector<16xf32>, tensor<16xf32>
 // TILE: scf.forall.in_parallel

@@ -8,6 +8,11 @@
 
 namespace tdsl {
 
+/// Marks an scf.for that tdsl-vectorize made to step through a reduction
+/// loop (the order of its steps' results is free to change): what
+/// tdsl-defer-lane-reduction rewrites.
+inline constexpr llvm::StringLiteral kReductionLoopAttr = "tdsl.reduction_loop";
+
 #define GEN_PASS_DECL
 #include "compiler/Codegen/CPU/Passes.h.inc"
 

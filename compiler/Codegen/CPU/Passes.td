@@ -211,6 +211,40 @@ def Vectorize : Pass<"tdsl-vectorize", "mlir::func::FuncOp"> {
   ];
 }
 
+def DeferLaneReduction : Pass<"tdsl-defer-lane-reduction", "mlir::func::FuncOp"> {
+  let summary = "Reduce vector lanes once after a reduction loop, not at every step";
+  let description = [{
+    After `tdsl-vectorize` and the hoisting of accumulators into
+    `iter_args`. In an `scf.for` that `tdsl-vectorize` marked as stepping
+    through a reduction (`tdsl.reduction_loop`), a vector accumulator used
+    only by one `vector.contract` (of kind add) or `vector.multi_reduction`
+    that reduces lanes of the step (`A @ x`, row sums and maxima along the
+    contiguous dimension) is replaced by a vector of the step's whole shape,
+    starting from the combiner's identity and combined lane by lane (an FMA
+    for a contraction, under the step's mask); one `vector.multi_reduction`
+    after the loop reduces the lanes into the old accumulator. Each output
+    then adds its terms in as many chains as it has lanes, a fixed order
+    that depends on the shapes only: the results are the same at any
+    thread count.
+
+    ```mlir
+    // before
+    %r = scf.for %k = %c0 to %c2100 step %c16 iter_args(%acc = %init) -> (vector<8xf64>) {
+      %s = vector.contract {...} %a, %x, %acc : vector<8x16xf64>, vector<16xf64> into vector<8xf64>
+      scf.yield %s : vector<8xf64>
+    } {tdsl.reduction_loop}
+    // after
+    %l = scf.for %k = %c0 to %c2100 step %c16 iter_args(%lanes = %zero) -> (vector<8x16xf64>) {
+      %xb = vector.broadcast %x : vector<16xf64> to vector<8x16xf64>
+      %n = vector.fma %a, %xb, %lanes : vector<8x16xf64>
+      scf.yield %n : vector<8x16xf64>
+    } {tdsl.reduction_loop}
+    %r = vector.multi_reduction <add>, %l, %init [1] : vector<8x16xf64> to vector<8xf64>
+    ```
+  }];
+  let dependentDialects = ["mlir::arith::ArithDialect", "mlir::vector::VectorDialect"];
+}
+
 def MergeExclusiveAllocs : Pass<"tdsl-merge-exclusive-allocs", "mlir::func::FuncOp"> {
   let summary = "One buffer for the two versions of a kernel that picks its tiles at run time";
   let description = [{

@@ -330,6 +330,16 @@ struct VectorizePass : tdsl::impl::VectorizeBase<VectorizePass> {
                                        options);
         if (failed(tiled))
           continue;
+        // One loop per tiled dimension, in `order`: those of reductions are
+        // marked for tdsl-defer-lane-reduction.
+        unsigned next = 0;
+        for (int64_t d : order) {
+          if (isZeroInteger(tileSizes[d]))
+            continue;
+          if (next < tiled->loops.size() && iters[d] == utils::IteratorType::reduction)
+            tiled->loops[next]->setAttr(tdsl::kReductionLoopAttr, rw.getUnitAttr());
+          ++next;
+        }
         rw.replaceOp(op, tiled->replacements);
         target = tiled->tiledOps.front();
       }
