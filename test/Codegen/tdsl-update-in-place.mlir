@@ -122,3 +122,82 @@ func.func @output_written_twice(%v: tensor<8xf64>, %w: tensor<4x3xf64>) -> tenso
   %u = tensor.insert_slice %n into %v[0] [4] [1] : tensor<4xf64> into tensor<8xf64>
   return %u : tensor<8xf64>
 }
+
+// -----
+
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#col = affine_map<(d0, d1) -> (d0)>
+#row = affine_map<(d0, d1) -> (d1)>
+
+// A loop-carried update of a whole matrix that reads its own column and row
+// k (Floyd-Warshall): the slices become copies taken before the op, and
+// the op computes into the matrix.
+// CHECK-LABEL: func.func @whole_update(
+// CHECK: scf.for %[[K:.*]] = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%[[P:.*]] = %{{.*}})
+// CHECK: %[[C:.*]] = tensor.extract_slice %[[P]][0, %[[K]]] [8, 1] [1, 1]
+// CHECK: %[[R:.*]] = tensor.extract_slice %[[P]][%[[K]], 0] [1, 8] [1, 1]
+// CHECK: %[[CC:.*]] = bufferization.alloc_tensor() copy(%[[C]]) : tensor<8xi32>
+// CHECK: %[[RC:.*]] = bufferization.alloc_tensor() copy(%[[R]]) : tensor<8xi32>
+// CHECK: linalg.generic
+// CHECK-SAME: ins(%[[CC]], %[[RC]] : tensor<8xi32>, tensor<8xi32>) outs(%[[P]] : tensor<8x8xi32>)
+// CHECK-NEXT: ^bb0(%[[X:.*]]: i32, %[[Y:.*]]: i32, %[[OUT:.*]]: i32):
+// CHECK: %[[S:.*]] = arith.addi %[[X]], %[[Y]]
+// CHECK: arith.minsi %[[OUT]], %[[S]]
+func.func @whole_update(%p0: tensor<8x8xi32>) -> tensor<8x8xi32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c8 = arith.constant 8 : index
+  %r = scf.for %k = %c0 to %c8 step %c1 iter_args(%p = %p0) -> (tensor<8x8xi32>) {
+    %e = tensor.empty() : tensor<8x8xi32>
+    %col = tensor.extract_slice %p[0, %k] [8, 1] [1, 1] : tensor<8x8xi32> to tensor<8xi32>
+    %row = tensor.extract_slice %p[%k, 0] [1, 8] [1, 1] : tensor<8x8xi32> to tensor<8xi32>
+    %n = linalg.generic {indexing_maps = [#id, #col, #row, #id], iterator_types = ["parallel", "parallel"]}
+        ins(%p, %col, %row : tensor<8x8xi32>, tensor<8xi32>, tensor<8xi32>) outs(%e : tensor<8x8xi32>) {
+    ^bb0(%v: i32, %x: i32, %y: i32, %out: i32):
+      %s = arith.addi %x, %y : i32
+      %m = arith.minsi %v, %s : i32
+      linalg.yield %m : i32
+    } -> tensor<8x8xi32>
+    scf.yield %n : tensor<8x8xi32>
+  }
+  return %r : tensor<8x8xi32>
+}
+
+// -----
+
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#col = affine_map<(d0, d1) -> (d0)>
+
+// Untouched: a function's argument (its caller's), and a matrix that is
+// read again after the op.
+// CHECK-LABEL: func.func @whole_argument(
+// CHECK-NOT: bufferization.alloc_tensor
+// CHECK: outs(%{{.*}} : tensor<8x8xf64>)
+// CHECK-LABEL: func.func @whole_read_later(
+// CHECK-NOT: bufferization.alloc_tensor
+// CHECK: %[[E:.*]] = tensor.empty
+// CHECK: outs(%[[E]] : tensor<8x8xf64>)
+func.func @whole_argument(%p: tensor<8x8xf64>, %k: index) -> tensor<8x8xf64> {
+  %e = tensor.empty() : tensor<8x8xf64>
+  %col = tensor.extract_slice %p[0, %k] [8, 1] [1, 1] : tensor<8x8xf64> to tensor<8xf64>
+  %n = linalg.generic {indexing_maps = [#id, #col, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%p, %col : tensor<8x8xf64>, tensor<8xf64>) outs(%e : tensor<8x8xf64>) {
+  ^bb0(%v: f64, %x: f64, %out: f64):
+    %s = arith.addf %v, %x : f64
+    linalg.yield %s : f64
+  } -> tensor<8x8xf64>
+  return %n : tensor<8x8xf64>
+}
+
+func.func @whole_read_later(%a: tensor<8x8xf64>, %k: index) -> (tensor<8x8xf64>, tensor<8x8xf64>) {
+  %p = arith.addf %a, %a : tensor<8x8xf64>
+  %e = tensor.empty() : tensor<8x8xf64>
+  %col = tensor.extract_slice %p[0, %k] [8, 1] [1, 1] : tensor<8x8xf64> to tensor<8xf64>
+  %n = linalg.generic {indexing_maps = [#id, #col, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%p, %col : tensor<8x8xf64>, tensor<8xf64>) outs(%e : tensor<8x8xf64>) {
+  ^bb0(%v: f64, %x: f64, %out: f64):
+    %s = arith.addf %v, %x : f64
+    linalg.yield %s : f64
+  } -> tensor<8x8xf64>
+  return %n, %p : tensor<8x8xf64>, tensor<8x8xf64>
+}

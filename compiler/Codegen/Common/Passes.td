@@ -148,6 +148,15 @@ def UpdateInPlace : Pass<"tdsl-update-in-place", "mlir::func::FuncOp"> {
     all parallel: each element is read before it is written, by the same
     iteration.
 
+    The same holds for an element-wise op into a `tensor.empty` that reads
+    a whole tensor with the output's map, when nothing else reads that
+    tensor but slices of it that only the op reads (a loop-carried update
+    such as Floyd-Warshall's `p[i, j] = min(p[i, j], p[i, k] + p[k, j])`):
+    those slices become copies (`bufferization.alloc_tensor copy`) taken
+    before the op, and the op computes into the tensor itself. Without
+    this, each step copied the whole tensor (Floyd-Warshall, N = 500: 1 MB
+    a step, half of the run).
+
     ```mlir
     // before
     %r = tensor.extract_slice %ey[1, 0] [199, 240] [1, 1]
@@ -162,7 +171,8 @@ def UpdateInPlace : Pass<"tdsl-update-in-place", "mlir::func::FuncOp"> {
     %u = tensor.insert_slice %n into %ey[1, 0] [199, 240] [1, 1]
     ```
   }];
-  let dependentDialects = ["mlir::linalg::LinalgDialect", "mlir::tensor::TensorDialect"];
+  let dependentDialects = ["mlir::bufferization::BufferizationDialect",
+                           "mlir::linalg::LinalgDialect", "mlir::tensor::TensorDialect"];
 }
 
 def PrepareInPlaceUpdates : Pass<"tdsl-prepare-in-place-updates", "mlir::func::FuncOp"> {

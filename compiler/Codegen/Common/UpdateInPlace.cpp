@@ -1,6 +1,7 @@
 //===- UpdateInPlace.cpp - element-wise updates computed into their region -===//
 #include "compiler/Codegen/Common/Passes.h"
 
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
@@ -52,6 +53,60 @@ SmallVector<unsigned> regionInputs(linalg::GenericOp op, OpOperand &init) {
   return inputs;
 }
 
+/// The inputs of `op` that read all of a tensor element for element, as
+/// output `init` (a tensor.empty of its type) writes it, when nothing else
+/// reads that tensor but `op` (with no other map) and slices of it that only
+/// `op` reads: a loop-carried update such as Floyd-Warshall's
+/// `p[i, j] = min(p[i, j], p[i, k] + p[k, j])`. Its operand numbers, or none.
+SmallVector<unsigned> wholeInputs(linalg::GenericOp op, OpOperand &init) {
+  if (!init.get().getDefiningOp<tensor::EmptyOp>())
+    return {};
+  AffineMap outMap = op.getMatchingIndexingMap(&init);
+  if (!outMap.isPermutation())
+    return {};
+  Value whole;
+  for (OpOperand *input : op.getDpsInputOperands())
+    if (input->get().getType() == init.get().getType() &&
+        op.getMatchingIndexingMap(input) == outMap)
+      whole = input->get();
+  // A function's argument belongs to its caller, which may read it later;
+  // a slice is a view of a tensor that other inputs may read elsewhere (a
+  // stencil's neighbours: prepare-in-place-updates' case).
+  auto arg = dyn_cast_or_null<BlockArgument>(whole);
+  if (!whole || (arg && isa<FunctionOpInterface>(arg.getOwner()->getParentOp())) ||
+      whole.getDefiningOp<tensor::ExtractSliceOp>())
+    return {};
+  SmallVector<unsigned> inputs;
+  for (OpOperand *input : op.getDpsInputOperands())
+    if (input->get() == whole) {
+      if (op.getMatchingIndexingMap(input) != outMap)
+        return {};
+      inputs.push_back(input->getOperandNumber());
+    }
+  for (Operation *user : whole.getUsers()) {
+    if (user == op)
+      continue;
+    auto slice = dyn_cast<tensor::ExtractSliceOp>(user);
+    if (!slice || !llvm::all_of(slice->getUsers(), [&](Operation *u) { return u == op; }))
+      return {};
+  }
+  return inputs;
+}
+
+/// Each input of `op` that is a slice of `whole` becomes a copy of that
+/// slice, taken before `op` overwrites `whole`.
+void copySlicesOf(RewriterBase &rewriter, linalg::GenericOp op, Value whole) {
+  for (OpOperand *input : op.getDpsInputOperands()) {
+    auto slice = input->get().getDefiningOp<tensor::ExtractSliceOp>();
+    if (!slice || slice.getSource() != whole)
+      continue;
+    rewriter.setInsertionPoint(op);
+    Value copy = bufferization::AllocTensorOp::create(
+        rewriter, slice.getLoc(), slice.getType(), ValueRange{}, slice.getResult());
+    rewriter.modifyOpInPlace(op, [&] { input->set(copy); });
+  }
+}
+
 /// Rewrites `op` so output `init` starts as the region its inputs `reads`
 /// (operand numbers) read, and the body reads it there.
 void updateInPlace(RewriterBase &rewriter, linalg::GenericOp op,
@@ -97,6 +152,11 @@ struct UpdateInPlacePass : tdsl::impl::UpdateInPlaceBase<UpdateInPlacePass> {
     for (linalg::GenericOp op : ops)
       for (OpOperand &init : op.getDpsInitsMutable()) {
         SmallVector<unsigned> reads = regionInputs(op, init);
+        if (reads.empty()) {
+          reads = wholeInputs(op, init);
+          if (!reads.empty())
+            copySlicesOf(rewriter, op, op->getOperand(reads.front()));
+        }
         if (!reads.empty()) {
           updateInPlace(rewriter, op, init, reads);
           break; // `op` is gone; one region per op

@@ -16,6 +16,11 @@ def prepare(d):
         np.save("%s/%s.npy" % (d, name), rng.random((23, 41)))
     np.save(d + "/a.npy", rng.random(77))
     np.save(d + "/b.npy", rng.random(77))
+    np.save(d + "/q.npy", rng.random((17, 17)))
+    w = rng.integers(1, 100, size=(37, 37)).astype(np.int32)
+    w[rng.random((37, 37)) < 0.7] = 999999  # no edge
+    np.fill_diagonal(w, 0)
+    np.save(d + "/p.npy", w)
 
 
 def fdtd(d):
@@ -45,8 +50,23 @@ def jacobi(d):
     return a
 
 
+def rank1(d):
+    q = np.load(d + "/q.npy")
+    for k in range(q.shape[0]):
+        q = q + 0.05 * np.outer(q[:, k], q[k, :])
+    return q
+
+
+def floyd(d):
+    p = np.load(d + "/p.npy").astype(np.int64)
+    for k in range(p.shape[0]):
+        p = np.minimum(p, p[:, k:k + 1] + p[k:k + 1, :])
+    return p
+
+
 def check(dirs):
-    refs = {"fdtd": fdtd(dirs[0]), "jacobi": jacobi(dirs[0])}
+    refs = {"fdtd": fdtd(dirs[0]), "jacobi": jacobi(dirs[0]),
+            "rank1": rank1(dirs[0]), "floyd": floyd(dirs[0])}
     for name, ref in refs.items():
         outs = [np.load("%s/out-%s.npy" % (d, name)) for d in dirs]
         err = max(float(np.abs(o - ref).max()) for o in outs)
