@@ -6,11 +6,12 @@
 #x = affine_map<(i, j) -> (j)>
 #y = affine_map<(i, j) -> (i)>
 
-// A @ x, masked: the lanes start at zero, each step is an FMA under the
+// A @ x, masked: the lanes start at -0 (the identity of +: -0 + x is x for
+// every x), each step is an FMA under the
 // step's mask, and one multi_reduction adds them into the old accumulator.
 // CHECK-LABEL: func.func @matvec(
 // CHECK-SAME: %[[INIT:[^:]*]]: vector<8xf64>
-// CHECK: %[[ZERO:.*]] = arith.constant dense<0.000000e+00> : vector<8x16xf64>
+// CHECK: %[[ZERO:.*]] = arith.constant dense<-0.000000e+00> : vector<8x16xf64>
 // CHECK: %[[R:.*]]:2 = scf.for {{.*}} iter_args(%[[ACC:.*]] = %[[INIT]], %[[L:.*]] = %[[ZERO]]) -> (vector<8xf64>, vector<8x16xf64>)
 // CHECK-NOT: vector.contract
 // CHECK: %[[XB:.*]] = vector.broadcast %{{.*}} : vector<16xf64> to vector<8x16xf64>
@@ -122,4 +123,79 @@ func.func @read_twice(%init: vector<4xf32>, %v: vector<4x16xf32>, %n: index) -> 
     scf.yield %t : vector<4xf32>
   } {tdsl.reduction_loop}
   return %r : vector<4xf32>
+}
+
+// -----
+
+// Row sums under a mask: masked-off lanes keep their value.
+// CHECK-LABEL: func.func @masked_rowsum(
+// CHECK: %[[Z:.*]] = arith.constant dense<-0.000000e+00> : vector<4x16xf32>
+// CHECK: scf.for {{.*}} iter_args(%{{.*}} = %{{.*}}, %[[L:.*]] = %[[Z]]) -> (vector<4xf32>, vector<4x16xf32>)
+// CHECK: %[[S:.*]] = arith.addf %{{.*}}, %[[L]] : vector<4x16xf32>
+// CHECK: arith.select %{{.*}}, %[[S]], %[[L]] : vector<4x16xi1>, vector<4x16xf32>
+// CHECK: vector.multi_reduction <add>, %{{.*}}, %{{.*}} [1] : vector<4x16xf32> to vector<4xf32>
+func.func @masked_rowsum(%init: vector<4xf32>, %v: vector<4x16xf32>, %n: index) -> vector<4xf32> {
+  %c0 = arith.constant 0 : index
+  %c16 = arith.constant 16 : index
+  %c4 = arith.constant 4 : index
+  %r = scf.for %k = %c0 to %n step %c16 iter_args(%acc = %init) -> (vector<4xf32>) {
+    %left = arith.subi %n, %k : index
+    %m = vector.create_mask %c4, %left : vector<4x16xi1>
+    %s = vector.mask %m { vector.multi_reduction <add>, %v, %acc [1] : vector<4x16xf32> to vector<4xf32> } : vector<4x16xi1> -> vector<4xf32>
+    scf.yield %s : vector<4xf32>
+  } {tdsl.reduction_loop}
+  return %r : vector<4xf32>
+}
+
+// -----
+
+#a = affine_map<(i, j) -> (i, j)>
+#x = affine_map<(i, j) -> (j)>
+#y = affine_map<(i, j) -> (i)>
+
+// An integer product: a multiply and an add per step.
+// CHECK-LABEL: func.func @int_matvec(
+// CHECK: arith.constant dense<0> : vector<8x16xi32>
+// CHECK: %[[P:.*]] = arith.muli %{{.*}}, %{{.*}} : vector<8x16xi32>
+// CHECK: arith.addi %[[P]], %{{.*}} : vector<8x16xi32>
+// CHECK: vector.multi_reduction <add>, %{{.*}}, %{{.*}} [1] : vector<8x16xi32> to vector<8xi32>
+func.func @int_matvec(%init: vector<8xi32>, %a: vector<8x16xi32>, %x: vector<16xi32>,
+                      %n: index) -> vector<8xi32> {
+  %c0 = arith.constant 0 : index
+  %c16 = arith.constant 16 : index
+  %r = scf.for %k = %c0 to %n step %c16 iter_args(%acc = %init) -> (vector<8xi32>) {
+    %s = vector.contract {indexing_maps = [#a, #x, #y], iterator_types = ["parallel", "reduction"], kind = #vector.kind<add>} %a, %x, %acc : vector<8x16xi32>, vector<16xi32> into vector<8xi32>
+    scf.yield %s : vector<8xi32>
+  } {tdsl.reduction_loop}
+  return %r : vector<8xi32>
+}
+
+// Left alone: lanes that would not fit in 16 registers of 512 bits (16 x 16
+// f64), and index elements (no identity constant to start from).
+// CHECK-LABEL: func.func @too_wide(
+// CHECK: scf.for {{.*}} -> (vector<16xf64>)
+// CHECK: vector.multi_reduction
+// CHECK-NEXT: scf.yield
+func.func @too_wide(%init: vector<16xf64>, %v: vector<16x16xf64>, %n: index) -> vector<16xf64> {
+  %c0 = arith.constant 0 : index
+  %c16 = arith.constant 16 : index
+  %r = scf.for %k = %c0 to %n step %c16 iter_args(%acc = %init) -> (vector<16xf64>) {
+    %s = vector.multi_reduction <add>, %v, %acc [1] : vector<16x16xf64> to vector<16xf64>
+    scf.yield %s : vector<16xf64>
+  } {tdsl.reduction_loop}
+  return %r : vector<16xf64>
+}
+
+// CHECK-LABEL: func.func @index_matvec(
+// CHECK: scf.for {{.*}} -> (vector<8xindex>)
+// CHECK: vector.contract
+func.func @index_matvec(%init: vector<8xindex>, %a: vector<8x16xindex>, %x: vector<16xindex>,
+                        %n: index) -> vector<8xindex> {
+  %c0 = arith.constant 0 : index
+  %c16 = arith.constant 16 : index
+  %r = scf.for %k = %c0 to %n step %c16 iter_args(%acc = %init) -> (vector<8xindex>) {
+    %s = vector.contract {indexing_maps = [#a, #x, #y], iterator_types = ["parallel", "reduction"], kind = #vector.kind<add>} %a, %x, %acc : vector<8x16xindex>, vector<16xindex> into vector<8xindex>
+    scf.yield %s : vector<8xindex>
+  } {tdsl.reduction_loop}
+  return %r : vector<8xindex>
 }

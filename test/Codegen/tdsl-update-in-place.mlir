@@ -168,12 +168,10 @@ func.func @whole_update(%p0: tensor<8x8xi32>) -> tensor<8x8xi32> {
 #id = affine_map<(d0, d1) -> (d0, d1)>
 #col = affine_map<(d0, d1) -> (d0)>
 
-// Untouched: a function's argument (its caller's), and a matrix that is
-// read again after the op.
+// Untouched: a function's argument (its caller's), a matrix read again after
+// the op, one computed outside the loop (writing it in place would copy it
+// at every iteration) and a constant.
 // CHECK-LABEL: func.func @whole_argument(
-// CHECK-NOT: bufferization.alloc_tensor
-// CHECK: outs(%{{.*}} : tensor<8x8xf64>)
-// CHECK-LABEL: func.func @whole_read_later(
 // CHECK-NOT: bufferization.alloc_tensor
 // CHECK: %[[E:.*]] = tensor.empty
 // CHECK: outs(%[[E]] : tensor<8x8xf64>)
@@ -189,15 +187,67 @@ func.func @whole_argument(%p: tensor<8x8xf64>, %k: index) -> tensor<8x8xf64> {
   return %n : tensor<8x8xf64>
 }
 
-func.func @whole_read_later(%a: tensor<8x8xf64>, %k: index) -> (tensor<8x8xf64>, tensor<8x8xf64>) {
-  %p = arith.addf %a, %a : tensor<8x8xf64>
-  %e = tensor.empty() : tensor<8x8xf64>
-  %col = tensor.extract_slice %p[0, %k] [8, 1] [1, 1] : tensor<8x8xf64> to tensor<8xf64>
+// CHECK-LABEL: func.func @whole_read_later(
+// CHECK: scf.for
+// CHECK-NOT: bufferization.alloc_tensor
+// CHECK: %[[E:.*]] = tensor.empty
+// CHECK: outs(%[[E]] : tensor<8x8xf64>)
+func.func @whole_read_later(%p0: tensor<8x8xf64>, %n: index) -> tensor<8x8xf64> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %r = scf.for %k = %c0 to %n step %c1 iter_args(%p = %p0) -> (tensor<8x8xf64>) {
+    %e = tensor.empty() : tensor<8x8xf64>
+    %col = tensor.extract_slice %p[0, %k] [8, 1] [1, 1] : tensor<8x8xf64> to tensor<8xf64>
+    %u = linalg.generic {indexing_maps = [#id, #col, #id], iterator_types = ["parallel", "parallel"]}
+        ins(%p, %col : tensor<8x8xf64>, tensor<8xf64>) outs(%e : tensor<8x8xf64>) {
+    ^bb0(%v: f64, %x: f64, %out: f64):
+      %s = arith.addf %v, %x : f64
+      linalg.yield %s : f64
+    } -> tensor<8x8xf64>
+    %w = linalg.add ins(%u, %p : tensor<8x8xf64>, tensor<8x8xf64>) outs(%e : tensor<8x8xf64>) -> tensor<8x8xf64>
+    scf.yield %w : tensor<8x8xf64>
+  }
+  return %r : tensor<8x8xf64>
+}
+
+// CHECK-LABEL: func.func @whole_loop_invariant(
+// CHECK: scf.for
+// CHECK-NOT: bufferization.alloc_tensor
+// CHECK: %[[E:.*]] = tensor.empty
+// CHECK: outs(%[[E]] : tensor<8x8xf64>)
+func.func @whole_loop_invariant(%a: tensor<8x8xf64>, %n: index) -> tensor<8x8xf64> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %one = arith.constant 1.0 : f64
+  %f = tensor.empty() : tensor<8x8xf64>
+  %c = linalg.fill ins(%one : f64) outs(%f : tensor<8x8xf64>) -> tensor<8x8xf64>
+  %r = scf.for %k = %c0 to %n step %c1 iter_args(%acc = %a) -> (tensor<8x8xf64>) {
+    %e = tensor.empty() : tensor<8x8xf64>
+    %col = tensor.extract_slice %c[0, %k] [8, 1] [1, 1] : tensor<8x8xf64> to tensor<8xf64>
+    %u = linalg.generic {indexing_maps = [#id, #col, #id], iterator_types = ["parallel", "parallel"]}
+        ins(%c, %col : tensor<8x8xf64>, tensor<8xf64>) outs(%e : tensor<8x8xf64>) {
+    ^bb0(%v: f64, %x: f64, %out: f64):
+      %s = arith.addf %v, %x : f64
+      linalg.yield %s : f64
+    } -> tensor<8x8xf64>
+    scf.yield %u : tensor<8x8xf64>
+  }
+  return %r : tensor<8x8xf64>
+}
+
+// CHECK-LABEL: func.func @whole_constant(
+// CHECK-NOT: bufferization.alloc_tensor
+// CHECK: %[[E:.*]] = tensor.empty
+// CHECK: outs(%[[E]] : tensor<2x2xf64>)
+func.func @whole_constant(%k: index) -> tensor<2x2xf64> {
+  %p = arith.constant dense<[[1.0, 2.0], [3.0, 4.0]]> : tensor<2x2xf64>
+  %e = tensor.empty() : tensor<2x2xf64>
+  %col = tensor.extract_slice %p[0, %k] [2, 1] [1, 1] : tensor<2x2xf64> to tensor<2xf64>
   %n = linalg.generic {indexing_maps = [#id, #col, #id], iterator_types = ["parallel", "parallel"]}
-      ins(%p, %col : tensor<8x8xf64>, tensor<8xf64>) outs(%e : tensor<8x8xf64>) {
+      ins(%p, %col : tensor<2x2xf64>, tensor<2xf64>) outs(%e : tensor<2x2xf64>) {
   ^bb0(%v: f64, %x: f64, %out: f64):
     %s = arith.addf %v, %x : f64
     linalg.yield %s : f64
-  } -> tensor<8x8xf64>
-  return %n, %p : tensor<8x8xf64>, tensor<8x8xf64>
+  } -> tensor<2x2xf64>
+  return %n : tensor<2x2xf64>
 }

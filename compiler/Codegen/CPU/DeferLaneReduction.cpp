@@ -25,6 +25,8 @@ using namespace mlir;
 
 namespace {
 
+constexpr int64_t kMaxLaneBits = 16 * 512;
+
 /// The value that `kind` leaves unchanged, for elements of type `elem`; null
 /// when there is none.
 TypedAttr identityOf(vector::CombiningKind kind, Type elem) {
@@ -32,8 +34,8 @@ TypedAttr identityOf(vector::CombiningKind kind, Type elem) {
   if (auto ft = dyn_cast<FloatType>(elem)) {
     const llvm::fltSemantics &sem = ft.getFloatSemantics();
     switch (kind) {
-    case K::ADD:
-      return FloatAttr::get(ft, llvm::APFloat::getZero(sem));
+    case K::ADD: // -0 + x is x for every x, +0 and -0 included
+      return FloatAttr::get(ft, llvm::APFloat::getZero(sem, /*Negative=*/true));
     case K::MUL:
       return FloatAttr::get(ft, llvm::APFloat::getOne(sem));
     case K::MAXIMUMF:
@@ -154,6 +156,8 @@ std::optional<LaneForm> laneForm(vector::ContractionOp op, Value mask) {
   LaneForm form;
   form.lanes = VectorType::get(shape, elem);
   form.identity = identityOf(vector::CombiningKind::ADD, elem);
+  if (!form.identity)
+    return std::nullopt;
   form.kind = vector::CombiningKind::ADD;
   form.reduced = reduced;
   Value lhs = op.getLhs(), rhs = op.getRhs();
@@ -221,7 +225,11 @@ bool deferLanes(RewriterBase &rw, scf::ForOp &loop, unsigned index) {
     form = laneForm(c, mask);
   else if (auto r = dyn_cast<vector::MultiDimReductionOp>(user); r && r.getAcc() == acc)
     form = laneForm(r, mask);
-  if (!form)
+  // Lanes beyond 16 vector registers of 512 bits would spill (a tuned
+  // register tile of 16 rows of f64).
+  if (!form || form->lanes.getNumElements() *
+                       form->lanes.getElementType().getIntOrFloatBitWidth() >
+                   kMaxLaneBits)
     return false;
 
   Location loc = root->getLoc();

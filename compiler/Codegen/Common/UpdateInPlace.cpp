@@ -4,6 +4,7 @@
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/PatternMatch.h"
 
@@ -53,56 +54,72 @@ SmallVector<unsigned> regionInputs(linalg::GenericOp op, OpOperand &init) {
   return inputs;
 }
 
+/// Whether `op` may compute into `whole` in place: a tensor the loop that
+/// holds `op` carries (an scf.for's iter_arg) or one that a linalg op
+/// computes in `op`'s region, read by nothing but `op` (with `map` only) and
+/// slices of it that only `op` reads. A function's argument belongs to its
+/// caller; a constant cannot be written; a tensor from outside the loop
+/// (loop-invariant) would be copied at every iteration; a slice is a view
+/// that other inputs may read elsewhere (prepare-in-place-updates' case).
+bool writableHere(linalg::GenericOp op, Value whole, AffineMap map) {
+  auto arg = dyn_cast<BlockArgument>(whole);
+  bool carried = arg && isa<scf::ForOp>(arg.getOwner()->getParentOp()) &&
+                 arg.getArgNumber() > 0;
+  bool computed = whole.getDefiningOp<linalg::LinalgOp>() != nullptr;
+  if (!(carried || computed) || whole.getParentRegion() != op->getParentRegion())
+    return false;
+  for (OpOperand *input : op.getDpsInputOperands())
+    if (input->get() == whole && op.getMatchingIndexingMap(input) != map)
+      return false;
+  for (Operation *user : whole.getUsers()) {
+    if (user == op)
+      continue;
+    auto slice = dyn_cast<tensor::ExtractSliceOp>(user);
+    if (!slice || !llvm::all_of(slice->getUsers(), [&](Operation *u) { return u == op; }))
+      return false;
+  }
+  return true;
+}
+
 /// The inputs of `op` that read all of a tensor element for element, as
-/// output `init` (a tensor.empty of its type) writes it, when nothing else
-/// reads that tensor but `op` (with no other map) and slices of it that only
-/// `op` reads: a loop-carried update such as Floyd-Warshall's
-/// `p[i, j] = min(p[i, j], p[i, k] + p[k, j])`. Its operand numbers, or none.
+/// output `init` (a tensor.empty of its type) writes it, when `op` may
+/// compute into that tensor (writableHere): a loop-carried update such as
+/// Floyd-Warshall's `p[i, j] = min(p[i, j], p[i, k] + p[k, j])`. Their
+/// operand numbers, or none.
 SmallVector<unsigned> wholeInputs(linalg::GenericOp op, OpOperand &init) {
   if (!init.get().getDefiningOp<tensor::EmptyOp>())
     return {};
   AffineMap outMap = op.getMatchingIndexingMap(&init);
   if (!outMap.isPermutation())
     return {};
-  Value whole;
-  for (OpOperand *input : op.getDpsInputOperands())
-    if (input->get().getType() == init.get().getType() &&
-        op.getMatchingIndexingMap(input) == outMap)
-      whole = input->get();
-  // A function's argument belongs to its caller, which may read it later;
-  // a slice is a view of a tensor that other inputs may read elsewhere (a
-  // stencil's neighbours: prepare-in-place-updates' case).
-  auto arg = dyn_cast_or_null<BlockArgument>(whole);
-  if (!whole || (arg && isa<FunctionOpInterface>(arg.getOwner()->getParentOp())) ||
-      whole.getDefiningOp<tensor::ExtractSliceOp>())
-    return {};
-  SmallVector<unsigned> inputs;
-  for (OpOperand *input : op.getDpsInputOperands())
-    if (input->get() == whole) {
-      if (op.getMatchingIndexingMap(input) != outMap)
-        return {};
-      inputs.push_back(input->getOperandNumber());
-    }
-  for (Operation *user : whole.getUsers()) {
-    if (user == op)
+  for (OpOperand *candidate : op.getDpsInputOperands()) {
+    Value whole = candidate->get();
+    if (whole.getType() != init.get().getType() ||
+        op.getMatchingIndexingMap(candidate) != outMap || !writableHere(op, whole, outMap))
       continue;
-    auto slice = dyn_cast<tensor::ExtractSliceOp>(user);
-    if (!slice || !llvm::all_of(slice->getUsers(), [&](Operation *u) { return u == op; }))
-      return {};
+    SmallVector<unsigned> inputs;
+    for (OpOperand *input : op.getDpsInputOperands())
+      if (input->get() == whole)
+        inputs.push_back(input->getOperandNumber());
+    return inputs;
   }
-  return inputs;
+  return {};
 }
 
 /// Each input of `op` that is a slice of `whole` becomes a copy of that
-/// slice, taken before `op` overwrites `whole`.
+/// slice (one per slice), taken before `op` overwrites `whole`.
 void copySlicesOf(RewriterBase &rewriter, linalg::GenericOp op, Value whole) {
+  llvm::DenseMap<Value, Value> copies;
   for (OpOperand *input : op.getDpsInputOperands()) {
     auto slice = input->get().getDefiningOp<tensor::ExtractSliceOp>();
     if (!slice || slice.getSource() != whole)
       continue;
-    rewriter.setInsertionPoint(op);
-    Value copy = bufferization::AllocTensorOp::create(
-        rewriter, slice.getLoc(), slice.getType(), ValueRange{}, slice.getResult());
+    Value &copy = copies[slice.getResult()];
+    if (!copy) {
+      rewriter.setInsertionPoint(op);
+      copy = bufferization::AllocTensorOp::create(
+          rewriter, slice.getLoc(), slice.getType(), ValueRange{}, slice.getResult());
+    }
     rewriter.modifyOpInPlace(op, [&] { input->set(copy); });
   }
 }
