@@ -1,6 +1,6 @@
-// Tiles of run-time-shaped contractions are versioned: full tiles run a
-// copy of the op on static types (tdsl-version-tiles).
-// RUN: tdsl-opt %s --tdsl-version-tiles | FileCheck %s
+// Tiles of run-time-shaped contractions and reductions are versioned: full
+// tiles run a copy of the op on static types (tdsl-version-tiles).
+// RUN: tdsl-opt %s --tdsl-version-tiles --split-input-file | FileCheck %s
 
 // CHECK-LABEL: func.func @tile(
 // CHECK: scf.forall
@@ -38,4 +38,38 @@ func.func @tile(%a: tensor<?x?xf32>, %b: tensor<?x?xf32>, %c: tensor<?x?xf32>) -
     }
   }
   return %r : tensor<?x?xf32>
+}
+
+// -----
+
+// A @ x on a static shape that the tile (256 rows) does not divide: the
+// full tiles run on 256 rows.
+// CHECK-LABEL: func.func @matvec(
+// CHECK: scf.forall
+// CHECK: %[[M:.*]] = affine.min
+// CHECK: %[[F:.*]] = arith.cmpi eq, %[[M]], %c256
+// CHECK: scf.if %[[F]] -> (tensor<?xf64>) {
+// CHECK: linalg.generic {{.*}} ins(%{{.*}}, %{{.*}} : tensor<256x2100xf64>, tensor<2100xf64>) outs(%{{.*}} : tensor<256xf64>)
+// CHECK: } else {
+// CHECK: linalg.generic {{.*}} ins(%{{.*}}, %{{.*}} : tensor<?x2100xf64>, tensor<2100xf64>) outs(%{{.*}} : tensor<?xf64>)
+#min = affine_map<(d0) -> (-d0 + 1900, 256)>
+func.func @matvec(%a: tensor<1900x2100xf64>, %x: tensor<2100xf64>, %y: tensor<1900xf64>) -> tensor<1900xf64> {
+  %cst = arith.constant 0.0 : f64
+  %r = scf.forall (%i) = (0) to (1900) step (256) shared_outs(%o = %y) -> (tensor<1900xf64>) {
+    %ts = affine.min #min(%i)
+    %as = tensor.extract_slice %a[%i, 0] [%ts, 2100] [1, 1] : tensor<1900x2100xf64> to tensor<?x2100xf64>
+    %ys = tensor.extract_slice %o[%i] [%ts] [1] : tensor<1900xf64> to tensor<?xf64>
+    %z = linalg.fill ins(%cst : f64) outs(%ys : tensor<?xf64>) -> tensor<?xf64>
+    %t = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (j)>, affine_map<(i, j) -> (i)>], iterator_types = ["parallel", "reduction"]}
+        ins(%as, %x : tensor<?x2100xf64>, tensor<2100xf64>) outs(%z : tensor<?xf64>) {
+    ^bb0(%av: f64, %xv: f64, %acc: f64):
+      %p = arith.mulf %av, %xv : f64
+      %s = arith.addf %acc, %p : f64
+      linalg.yield %s : f64
+    } -> tensor<?xf64>
+    scf.forall.in_parallel {
+      tensor.parallel_insert_slice %t into %o[%i] [%ts] [1] : tensor<?xf64> into tensor<1900xf64>
+    }
+  }
+  return %r : tensor<1900xf64>
 }
