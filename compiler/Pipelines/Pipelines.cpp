@@ -124,7 +124,9 @@ void buildCPUTilingPipeline(OpPassManager &pm,
   pm.addNestedPass<func::FuncOp>(
       createVectorize({options.vectorWidth, options.contractionRows,
                        options.contractionKBlock}));
-  // Keeps vector accumulators in registers across reduction loops.
+  // Keeps vector accumulators in registers across reduction loops (code
+  // motion first: a masked accumulator's mask is computed in the loop), then
+  // reduces their lanes after the loop.
   addUpstream(pm, "func.func(lower-vector-mask),canonicalize,cse,"
                   "loop-invariant-code-motion,loop-invariant-subset-hoisting,"
                   "canonicalize,cse");
