@@ -201,7 +201,7 @@ def Vectorize : Pass<"tdsl-vectorize", "mlir::func::FuncOp"> {
   }];
   let options = [
     Option<"vectorWidth", "vector-width", "int64_t", /*default=*/"16",
-           "Lanes of the widest vector register (16 f32 with AVX-512)">,
+           "f32 lanes of the widest vector register (16 with AVX-512); half as many for 64-bit elements">,
     Option<"contractionRows", "contraction-rows", "int64_t", /*default=*/"8",
            "Rows of a contraction's register tile">,
     Option<"reductionBlock", "reduction-block", "int64_t", /*default=*/"256",
