@@ -368,7 +368,7 @@ def tdsl_job(key, exe, cwd, threads, reps, timed, warmup_rep, shim, out):
                     by_id.setdefault(i, []).append((t0 * 1e-9, t1 * 1e-9))
             total_calls = sum(t1 - t0 for v in by_id.values() for t0, t1 in v)
             ncalls = sum(len(v) for v in by_id.values())
-            # The shim reads the clock just before the runtime does.
+            # The shim records the runtime's own start and end times.
             if by_id and close(total_calls, total_profile, 0.02, 1e-6 + 2e-7 * ncalls):
                 first = [math.inf] * reps
                 last = [-math.inf] * reps

@@ -18,6 +18,14 @@ using namespace tdsl::rt;
 /// 64 bytes: a cache line and a full AVX-512 vector, so vectorized kernels
 /// may use aligned loads.
 static constexpr int64_t kAlignment = 64;
+/// Blocks of at least 4 KiB start on a page, so that every tensor's element
+/// i sits at the same offset within a page: a loop that stores b[i] and then
+/// loads a[i + 1] never has a load whose address matches a recent store's in
+/// its low 12 bits (4K aliasing: the load waits for the store). With
+/// allocations packed one after another, jacobi-1d's second sweep, reading b
+/// 16064 bytes after a and writing a, took 300 ns against 210 for the first.
+static constexpr size_t kPage = 4096;
+static constexpr size_t kPageAlignedMin = 4096;
 /// Blocks of at least 2 MiB are aligned to and advised onto 2 MiB pages: a
 /// first touch costs a fault per 2 MiB instead of one per 4 KiB (about 5 us
 /// each in a VM: 2.5 ms for a 1024 x 1024 f32 matrix).
@@ -174,7 +182,8 @@ StatusOr<void *> tdsl::rt::allocate(int64_t bytes) {
   // time than filling it); 2 MiB pages cost one per 2 MiB.
   bool huge = size >= kHugeThreshold;
   auto tryAlloc = [&] {
-    return posix_memalign(&ptr, huge ? kHugePage : kAlignment, size) == 0 && ptr;
+    size_t align = huge ? kHugePage : size >= kPageAlignedMin ? kPage : kAlignment;
+    return posix_memalign(&ptr, align, size) == 0 && ptr;
   };
   if (!tryAlloc() && !(blockCache().release() && tryAlloc()))
     return Status::errorAt(
@@ -228,7 +237,6 @@ void *tdsl::rt::mapFile(int fd, int64_t offset, size_t bytes) {
 }
 
 bool tdsl::rt::moveMapping(void *from, void *to, size_t bytes) {
-  constexpr uintptr_t kPage = 4096;
   size_t whole = bytes & ~size_t(kPage - 1);
   if (reinterpret_cast<uintptr_t>(to) % kPage != 0 || whole == 0)
     return false;

@@ -10,6 +10,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <pthread.h>
 #include <tuple>
 #include <vector>
 
@@ -29,28 +30,57 @@ struct KernelStats {
 /// profile's mutex. A report or reset racing a launch on another thread can
 /// see that launch's call without its time or the reverse (never torn
 /// values): reports come at exit or between inputs, after the launches.
+///
+/// Launches usually come from one thread. The first thread to end a launch
+/// owns `mine` and adds to it with plain loads and stores; other threads add
+/// to `others` with atomic read-modify-writes. Four locked adds cost 24 ns a
+/// launch on this project's VMs, a third of a launch's overhead. A thread id
+/// is reused only after its thread has exited, so no two live threads own
+/// the counters.
 struct LiveKernel {
   std::string name, where;
   int32_t kind = TDSL_KIND_KERNEL;
-  std::atomic<int64_t> calls{0}, totalNs{0};
-  std::atomic<double> flops{0}, bytes{0};
+  struct Counters {
+    std::atomic<int64_t> calls{0}, totalNs{0};
+    std::atomic<double> flops{0}, bytes{0};
+  };
+  std::atomic<pthread_t> owner{pthread_t()};
+  std::atomic<bool> owned{false};
+  Counters mine, others;
 
   KernelStats snapshot() const {
     KernelStats k;
     k.name = name;
     k.where = where;
     k.kind = kind;
-    k.calls = calls.load(std::memory_order_relaxed);
-    k.totalNs = totalNs.load(std::memory_order_relaxed);
-    k.flops = flops.load(std::memory_order_relaxed);
-    k.bytes = bytes.load(std::memory_order_relaxed);
+    for (const Counters *c : {&mine, &others}) {
+      k.calls += c->calls.load(std::memory_order_relaxed);
+      k.totalNs += c->totalNs.load(std::memory_order_relaxed);
+      k.flops += c->flops.load(std::memory_order_relaxed);
+      k.bytes += c->bytes.load(std::memory_order_relaxed);
+    }
     return k;
   }
   void clear() {
-    calls = 0;
-    totalNs = 0;
-    flops = 0;
-    bytes = 0;
+    for (Counters *c : {&mine, &others}) {
+      c->calls = 0;
+      c->totalNs = 0;
+      c->flops = 0;
+      c->bytes = 0;
+    }
+  }
+  /// Whether the calling thread owns `mine` (claiming it if nobody does).
+  bool ownedByCaller() {
+    pthread_t self = pthread_self();
+    if (owned.load(std::memory_order_acquire))
+      return pthread_equal(owner.load(std::memory_order_relaxed), self);
+    static std::mutex claim;
+    std::lock_guard<std::mutex> lock(claim);
+    if (owned.load(std::memory_order_relaxed))
+      return pthread_equal(owner.load(std::memory_order_relaxed), self);
+    owner.store(self, std::memory_order_relaxed);
+    owned.store(true, std::memory_order_release);
+    return true;
   }
 };
 
@@ -287,6 +317,11 @@ static void addTo(std::atomic<double> &sum, double v) {
     ;
 }
 
+/// `sum += v` by the only thread that writes `sum`.
+template <typename T> static void addOwned(std::atomic<T> &sum, T v) {
+  sum.store(sum.load(std::memory_order_relaxed) + v, std::memory_order_relaxed);
+}
+
 static Status addCall(const char *caller, int32_t id, int64_t ns, double flops,
                       double bytes) {
   Profile &p = profile();
@@ -294,18 +329,30 @@ static Status addCall(const char *caller, int32_t id, int64_t ns, double flops,
     return Status::errorAt(nullptr,
                            format("%s: unknown kernel id %d", caller, id));
   LiveKernel &k = p.at(id);
-  k.calls.fetch_add(1, std::memory_order_relaxed);
-  k.totalNs.fetch_add(ns, std::memory_order_relaxed);
+  if (k.ownedByCaller()) {
+    LiveKernel::Counters &c = k.mine;
+    addOwned<int64_t>(c.calls, 1);
+    addOwned(c.totalNs, ns);
+    if (flops > 0)
+      addOwned(c.flops, flops);
+    if (bytes > 0)
+      addOwned(c.bytes, bytes);
+    return Status();
+  }
+  LiveKernel::Counters &c = k.others;
+  c.calls.fetch_add(1, std::memory_order_relaxed);
+  c.totalNs.fetch_add(ns, std::memory_order_relaxed);
   if (flops > 0)
-    addTo(k.flops, flops);
+    addTo(c.flops, flops);
   if (bytes > 0)
-    addTo(k.bytes, bytes);
+    addTo(c.bytes, bytes);
   return Status();
 }
 
-void tdsl_kernel_end(int32_t id, int64_t start, double flops, double bytes) {
-  int64_t elapsed = nowNs() - start;
-  exitOnError(addCall("tdsl_kernel_end", id, elapsed, flops, bytes), nullptr);
+int64_t tdsl_kernel_end(int32_t id, int64_t start, double flops, double bytes) {
+  int64_t end = nowNs();
+  exitOnError(addCall("tdsl_kernel_end", id, end - start, flops, bytes), nullptr);
+  return end;
 }
 
 void tdsl_kernel_record(int32_t id, double ms, double flops, double bytes) {

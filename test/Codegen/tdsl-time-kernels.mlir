@@ -1,7 +1,7 @@
 // Each outermost kernel (linalg op other than a fill, scf.forall) is wrapped
 // in tdsl_kernel_id/begin/end, with its work for the profile. Each launch
 // site has an i32 global where the runtime keeps its id after the first
-// launch.
+// launch; the id is looked up before the loops around the kernel.
 //
 // RUN: tdsl-opt %s --tdsl-time-kernels | FileCheck %s
 // RUN: tdsl-opt %s --tdsl-time-kernels --canonicalize | FileCheck %s --check-prefix=WORK
@@ -10,7 +10,7 @@
 // CHECK-DAG: func.func private @tdsl_kernel_id(!llvm.ptr, !llvm.ptr, !llvm.ptr) -> i32
 // CHECK-DAG: llvm.mlir.global internal @__tdsl_kernel_id_0(-1 : i32)
 // CHECK-DAG: func.func private @tdsl_kernel_begin(i32) -> i64
-// CHECK-DAG: func.func private @tdsl_kernel_end(i32, i64, f64, f64)
+// CHECK-DAG: func.func private @tdsl_kernel_end(i32, i64, f64, f64) -> i64
 // The name comes from a NameLoc, the place from the file location inside it.
 // CHECK-DAG: llvm.mlir.global private constant @[[MMNAME:.*]]("main.matmul\00")
 // CHECK-DAG: llvm.mlir.global private constant @[[MMWHERE:.*]]("mm.tdsl:3:7\00")
@@ -31,13 +31,13 @@
 // Each kernel gets an id ("<function>#<n>") so that CSE cannot merge two
 // identical kernels and leave one timed region empty.
 // CHECK-NEXT: %[[MM:.*]] = linalg.matmul {tdsl.kernel_id = "matmul#0"} ins(%{{.*}}, %{{.*}} : tensor<8x4xf32>, tensor<4x16xf32>) outs(%[[FILL]] : tensor<8x16xf32>)
-// CHECK: call @tdsl_kernel_end(%[[ID]], %[[T0]], %{{.*}}, %{{.*}}) : (i32, i64, f64, f64) -> ()
+// CHECK: call @tdsl_kernel_end(%[[ID]], %[[T0]], %{{.*}}, %{{.*}}) : (i32, i64, f64, f64) -> i64
 // CHECK-NEXT: return %[[MM]]
 // 8 x 16 x 4 iterations x 2 ops; (8x4 + 4x16 + 8x16) x 4 bytes.
 // WORK-LABEL: func.func @matmul(
 // WORK-DAG: %[[BYTES:.*]] = arith.constant 8.960000e+02 : f64
 // WORK-DAG: %[[FLOPS:.*]] = arith.constant 1.024000e+03 : f64
-// WORK: call @tdsl_kernel_end(%{{.*}}, %{{.*}}, %[[FLOPS]], %[[BYTES]]) : (i32, i64, f64, f64) -> ()
+// WORK: call @tdsl_kernel_end(%{{.*}}, %{{.*}}, %[[FLOPS]], %[[BYTES]]) : (i32, i64, f64, f64) -> i64
 func.func @matmul(%a: tensor<8x4xf32>, %b: tensor<4x16xf32>) -> tensor<8x16xf32> {
   %cst = arith.constant 0.0 : f32
   %c0 = tensor.empty() : tensor<8x16xf32>
@@ -102,9 +102,12 @@ func.func @forall() -> tensor<256xi64> {
 }
 
 // Kernels inside sequential loops are timed on each trip; 4 exps, 32 bytes.
+// The id is looked up once, before the loop.
 // CHECK-LABEL: func.func @nested(
+// CHECK: %[[ID:.*]] = call @tdsl_kernel_id
 // CHECK: scf.for
-// CHECK: %[[T0:.*]] = func.call @tdsl_kernel_begin
+// CHECK-NOT: tdsl_kernel_id
+// CHECK: %[[T0:.*]] = func.call @tdsl_kernel_begin(%[[ID]])
 // CHECK-NEXT: linalg.generic
 // CHECK-SAME: {tdsl.kernel_id = "nested#0"}
 // CHECK: func.call @tdsl_kernel_end(%{{.*}}, %[[T0]], %{{.*}}, %{{.*}})

@@ -20,7 +20,7 @@ std::string typeOf(RuntimeFn fn) {
 
 TEST(RuntimeABI, CTypesBecomeMLIRTypes) {
   EXPECT_EQ(typeOf(RuntimeFn::tdsl_kernel_begin), "(i32) -> i64");
-  EXPECT_EQ(typeOf(RuntimeFn::tdsl_kernel_end), "(i32, i64, f64, f64) -> ()");
+  EXPECT_EQ(typeOf(RuntimeFn::tdsl_kernel_end), "(i32, i64, f64, f64) -> i64");
   EXPECT_EQ(typeOf(RuntimeFn::tdsl_print_f32), "(f32, !llvm.ptr, i32) -> ()");
   EXPECT_EQ(typeOf(RuntimeFn::tdsl_print_i1), "(i8, !llvm.ptr, i32) -> ()");
   EXPECT_EQ(typeOf(RuntimeFn::tdsl_profile_report), "() -> ()");

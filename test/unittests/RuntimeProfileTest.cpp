@@ -237,6 +237,52 @@ TEST_F(RuntimeProfile, ConcurrentLaunchesAreAllCounted) {
   EXPECT_EQ(jsonNumber(pj, "bytes"), 20000);
 }
 
+// tdsl_kernel_end returns the time it read; a launch that follows at once
+// starts from it (tdsl-chain-kernel-clocks), so the two kernels' times add
+// up to the whole span, each with its own part.
+TEST_F(RuntimeProfile, ChainedLaunchesSplitTheSpan) {
+  int32_t a = tdsl_kernel_register("chainA", "c:1");
+  int32_t b = tdsl_kernel_register("chainB", "c:2");
+  int64_t t0 = tdsl_kernel_begin(a);
+  std::this_thread::sleep_for(std::chrono::milliseconds(4));
+  int64_t t1 = tdsl_kernel_end(a, t0, 0, 0);
+  std::this_thread::sleep_for(std::chrono::milliseconds(8));
+  int64_t t2 = tdsl_kernel_end(b, t1, 0, 0);
+  EXPECT_GE(t1 - t0, 4'000'000);
+  EXPECT_GE(t2 - t1, 8'000'000);
+  tdsl_profile_set_json(jsonPath.c_str());
+  tdsl_profile_report();
+  std::string json = readFile(jsonPath);
+  double msA = jsonNumber(jsonObjectOf(json, "chainA"), "total_ms");
+  double msB = jsonNumber(jsonObjectOf(json, "chainB"), "total_ms");
+  EXPECT_NEAR(msA, (t1 - t0) * 1e-6, 2e-6); // printed to 1e-6 ms
+  EXPECT_NEAR(msB, (t2 - t1) * 1e-6, 2e-6);
+}
+
+// The first thread to launch a kernel adds to its counters without atomic
+// read-modify-writes; launches of the same kernel from other threads, at
+// the same time, still all count.
+TEST_F(RuntimeProfile, OwnerAndOtherThreadsBothCount) {
+  int32_t id = tdsl_kernel_register("owned", "o:1");
+  tdsl_kernel_end(id, tdsl_kernel_begin(id), 1, 1); // this thread owns it
+  std::vector<std::thread> others;
+  for (int t = 0; t < 3; ++t)
+    others.emplace_back([id] {
+      for (int i = 0; i < 1000; ++i)
+        tdsl_kernel_end(id, tdsl_kernel_begin(id), 1, 1);
+    });
+  for (int i = 0; i < 1000; ++i)
+    tdsl_kernel_end(id, tdsl_kernel_begin(id), 2, 0);
+  for (std::thread &t : others)
+    t.join();
+  tdsl_profile_set_json(jsonPath.c_str());
+  tdsl_profile_report();
+  std::string oj = jsonObjectOf(readFile(jsonPath), "owned");
+  EXPECT_EQ(jsonNumber(oj, "calls"), 4001);
+  EXPECT_EQ(jsonNumber(oj, "flops"), 1 + 3000 + 2000);
+  EXPECT_EQ(jsonNumber(oj, "bytes"), 1 + 3000);
+}
+
 // Launches find their counters without a lock while other threads register
 // kernels: the table grows in chunks (of 256) that never move.
 TEST_F(RuntimeProfile, LaunchesWhileKernelsRegister) {

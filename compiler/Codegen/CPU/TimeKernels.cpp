@@ -72,7 +72,14 @@ struct TimeKernelsPass : tdsl::impl::TimeKernelsBase<TimeKernelsPass> {
       // identical ones and leave one timed region empty.
       op->setAttr("tdsl.kernel_id",
                   b.getStringAttr(fn.getSymName() + "#" + Twine(counter++)));
-      b.setInsertionPoint(op);
+      // The id is looked up before the loops and branches around the
+      // kernel: its first lookup registers the kernel (a microsecond), which
+      // must not fall between two launches that share a clock read
+      // (tdsl-chain-kernel-clocks).
+      Operation *site = op;
+      while (site->getParentOp() != fn)
+        site = site->getParentOp();
+      b.setInsertionPoint(site);
       std::string name = tdsl::RuntimeCalls::kernelNameOf(loc);
       if (name.empty())
         name = fn.getSymName().str() + "." +
@@ -80,6 +87,7 @@ struct TimeKernelsPass : tdsl::impl::TimeKernelsBase<TimeKernelsPass> {
       Value slot = idSlot(b, loc);
       Value id = rt.call(b, loc, tdsl::RuntimeFn::tdsl_kernel_id,
                          {slot, rt.getString(b, loc, name), rt.getWhere(b, loc)})[0];
+      b.setInsertionPoint(op);
       Value t0 = rt.call(b, loc, tdsl::RuntimeFn::tdsl_kernel_begin, {id})[0];
       b.setInsertionPointAfter(op);
       Value flops, bytes;

@@ -299,9 +299,11 @@ TDSL_RUNTIME_EXPORT int64_t tdsl_kernel_begin(int32_t id);
 
 /** Ends a launch started at `start` (from tdsl_kernel_begin): adds one call,
  *  the elapsed time, and `flops` / `bytes` (0 = unknown) to kernel `id`.
- *  Thread-safe. */
-TDSL_RUNTIME_EXPORT void tdsl_kernel_end(int32_t id, int64_t start,
-                                         double flops, double bytes);
+ *  Returns the end time, which a launch that follows at once may take as its
+ *  start instead of reading the clock again (tdsl-time-kernels chains
+ *  back-to-back launches so). Thread-safe. */
+TDSL_RUNTIME_EXPORT int64_t tdsl_kernel_end(int32_t id, int64_t start,
+                                            double flops, double bytes);
 
 /** Adds one call of kernel `id` that took `ms` milliseconds, measured
  *  elsewhere (the GPU's events), with `flops` / `bytes` as tdsl_kernel_end.
