@@ -145,6 +145,7 @@ void buildCPUBufferizePipeline(OpPassManager &pm) {
   pm.addNestedPass<func::FuncOp>(createMergeExclusiveAllocs());
   addUpstream(pm, "canonicalize,buffer-deallocation-pipeline,canonicalize");
   pm.addNestedPass<func::FuncOp>(createHoistVectorTransfers());
+  pm.addNestedPass<func::FuncOp>(createShareShiftedReads());
   pm.addNestedPass<func::FuncOp>(createChainKernelClocks());
 }
 

@@ -388,6 +388,35 @@ def TimeKernels : Pass<"tdsl-time-kernels", "mlir::ModuleOp"> {
                            "mlir::arith::ArithDialect", "mlir::tensor::TensorDialect"];
 }
 
+def ShareShiftedReads : Pass<"tdsl-share-shifted-reads", "mlir::func::FuncOp"> {
+  let summary = "Build a stencil's shifted reads of a row from two loads and shuffles";
+  let description = [{
+    After bufferization, in each innermost `scf.for`: vector reads of one
+    buffer (through any subviews and casts) along its unit-stride innermost
+    dimension, whose element offsets from the buffer differ only by
+    constants smaller than the vector (`a[i - 1]`, `a[i]`, `a[i + 1]`), three
+    or more of them before the body's first write, are served by the reads
+    at the lowest and highest offset: each read between them becomes a
+    `vector.shuffle` of those two. A loop whose reads are masked is peeled
+    first (`scf::peelForLoopAndSimplifyBounds`) and its main part rewritten,
+    since a masked lane can stand for an element that the other reads do
+    not load.
+
+    ```mlir
+    // before: three loads of %a's row
+    %l = vector.transfer_read %a[%i0] ...   // a[i - 1 .. i + 6]
+    %m = vector.transfer_read %a1[%i0] ...  // a[i .. i + 7]
+    %h = vector.transfer_read %a2[%i0] ...  // a[i + 1 .. i + 8]
+    // after: two
+    %l = vector.transfer_read %a[%i0] ...
+    %h = vector.transfer_read %a2[%i0] ...
+    %m = vector.shuffle %l, %h [1, 2, 3, 4, 5, 6, 7, 14]
+    ```
+  }];
+  let dependentDialects = ["mlir::scf::SCFDialect", "mlir::vector::VectorDialect",
+                           "mlir::arith::ArithDialect", "mlir::affine::AffineDialect"];
+}
+
 def ChainKernelClocks : Pass<"tdsl-chain-kernel-clocks", "mlir::func::FuncOp"> {
   let summary = "Start a kernel that follows another at the time the other ended";
   let description = [{
