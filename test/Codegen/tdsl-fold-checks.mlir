@@ -1,16 +1,23 @@
 // Run-time checks that cannot fail in the loops they are in are removed
 // (tdsl-fold-checks); those that can stay.
 // RUN: tdsl-opt %s --tdsl-fold-checks | FileCheck %s
+// RUN: tdsl-opt %s --tdsl-fold-checks --canonicalize | FileCheck %s --check-prefix=HOIST
 
 func.func private @tdsl_fatal(!llvm.ptr, !llvm.ptr)
 
 // In a generic over 32 x 56: i < 32 and j + 2 < 58 hold, j + 3 < 58 may not;
-// a loop of run-time size is below the size its output was made with.
+// a loop of run-time size is below the size its output was made with. The
+// check that may fail moves before the op, as one check of its subscript
+// at the first and the last iteration (j + 3 = 58 at j = 55), made only
+// when the op has iterations.
 // CHECK-LABEL: func.func @in_generic(
-// CHECK: linalg.generic
 // CHECK-NOT: "ok"
-// CHECK: tdsl.check = "may fail"
-// CHECK-NOT: "ok"
+// CHECK: arith.cmpi sge, %{{.*}}, %c58 : index
+// CHECK: scf.if
+// CHECK-NEXT: func.call @tdsl_fatal
+// CHECK-NEXT: } {tdsl.check = "may fail"}
+// CHECK-NEXT: linalg.generic
+// CHECK-NOT: scf.if
 // CHECK: linalg.generic
 // CHECK-NOT: scf.if
 // CHECK: return
@@ -71,4 +78,52 @@ func.func @in_loops(%p: !llvm.ptr) {
     scf.if %big { func.call @tdsl_fatal(%p, %p) : (!llvm.ptr, !llvm.ptr) -> () } {tdsl.check = "ok"}
   }
   return
+}
+
+// Checks of subscripts that grow with the loop indices (i + 1, 2 * j, a
+// loop-invariant one) move before the op, against run-time sizes; the
+// first and last iterations are those with all indices 0 and all at their
+// loop's size - 1, and no check runs when a loop is empty. A subscript
+// that shrinks as an index grows (%m - i) stays in the body.
+// CHECK-LABEL: func.func @hoist(
+// CHECK-COUNT-3: } {tdsl.check = "grows"}
+// CHECK: linalg.generic
+// CHECK: } {tdsl.check = "shrinks"}
+// CHECK-NOT: "grows"
+// CHECK: return
+// HOIST-LABEL: func.func @hoist(
+// HOIST-DAG: %[[C1:.*]] = arith.constant 1 : index
+// HOIST-DAG: %[[C0:.*]] = arith.constant 0 : index
+// HOIST-DAG: %[[NI:.*]] = tensor.dim %{{.*}}, %[[C0]]
+// HOIST-DAG: %[[NJ:.*]] = tensor.dim %{{.*}}, %[[C1]]
+// HOIST-DAG: %[[EI:.*]] = arith.cmpi sle, %[[NI]], %[[C0]]
+// HOIST-DAG: %[[EJ:.*]] = arith.cmpi sle, %[[NJ]], %[[C0]]
+// HOIST-DAG: %[[EMPTY:.*]] = arith.ori %[[EI]], %[[EJ]]
+// HOIST-DAG: %[[ABOVE:.*]] = arith.cmpi sge, %[[NI]], %arg1 : index
+// HOIST-DAG: %[[RUNS:.*]] = arith.xori %[[EMPTY]], %true
+// HOIST: %[[FAILS:.*]] = arith.andi %[[RUNS]], %[[ABOVE]]
+// HOIST-NEXT: scf.if %[[FAILS]] {
+func.func @hoist(%p: !llvm.ptr, %m: index, %x: tensor<?x?xf32>) -> tensor<?x?xf32> {
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c7 = arith.constant 7 : index
+  %r = linalg.generic {indexing_maps = [affine_map<(a, b) -> (a, b)>], iterator_types = ["parallel", "parallel"]}
+      outs(%x : tensor<?x?xf32>) {
+  ^bb0(%o: f32):
+    %i = linalg.index 0 : index
+    %j = linalg.index 1 : index
+    %i1 = arith.addi %i, %c1 : index
+    %bad0 = arith.cmpi uge, %i1, %m : index
+    scf.if %bad0 { func.call @tdsl_fatal(%p, %p) : (!llvm.ptr, !llvm.ptr) -> () } {tdsl.check = "grows"}
+    %j2 = arith.muli %j, %c2 : index
+    %bad1 = arith.cmpi uge, %j2, %m : index
+    scf.if %bad1 { func.call @tdsl_fatal(%p, %p) : (!llvm.ptr, !llvm.ptr) -> () } {tdsl.check = "grows"}
+    %bad2 = arith.cmpi uge, %c7, %m : index
+    scf.if %bad2 { func.call @tdsl_fatal(%p, %p) : (!llvm.ptr, !llvm.ptr) -> () } {tdsl.check = "grows"}
+    %back = arith.subi %m, %i : index
+    %bad3 = arith.cmpi uge, %back, %m : index
+    scf.if %bad3 { func.call @tdsl_fatal(%p, %p) : (!llvm.ptr, !llvm.ptr) -> () } {tdsl.check = "shrinks"}
+    linalg.yield %o : f32
+  } -> tensor<?x?xf32>
+  return %r : tensor<?x?xf32>
 }

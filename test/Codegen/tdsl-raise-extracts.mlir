@@ -81,7 +81,7 @@ func.func @stencil(%a: tensor<10x10xf64>) -> tensor<8x8xf64> {
 }
 
 // A loop of run-time size reading a tensor of run-time size stays a read
-// (its bounds are not proven here).
+// (its bounds are not proven here)...
 // CHECK-LABEL: func.func @dynamic(
 // CHECK: linalg.generic {{.*}} outs(
 // CHECK: tensor.extract
@@ -92,6 +92,30 @@ func.func @dynamic(%x: tensor<?xf32>, %n: index) -> tensor<?xf32> {
   ^bb0(%o: f32):
     %i = linalg.index 0 : index
     %a = tensor.extract %x[%i] : tensor<?xf32>
+    linalg.yield %a : f32
+  } -> tensor<?xf32>
+  return %r : tensor<?xf32>
+}
+
+// ... unless tdsl-fold-checks removed or moved before the op every check of
+// its body (tdsl.bounds_checked): then the shifted read is an input, a
+// slice from offset 2 as long as the loop.
+// CHECK-LABEL: func.func @dynamic_checked(
+// CHECK-DAG: %[[C0:.*]] = arith.constant 0 : index
+// CHECK-DAG: %[[N:.*]] = tensor.dim %{{.*}}, %[[C0]] : tensor<?xf32>
+// CHECK: %[[S:.*]] = tensor.extract_slice %arg0[2] [%[[N]]] [1] : tensor<?xf32> to tensor<?xf32>
+// CHECK: linalg.generic {{.*}} ins(%[[S]] : tensor<?xf32>)
+// CHECK-NOT: tensor.extract
+// CHECK: return
+func.func @dynamic_checked(%x: tensor<?xf32>, %n: index) -> tensor<?xf32> {
+  %c2 = arith.constant 2 : index
+  %e = tensor.empty(%n) : tensor<?xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(a) -> (a)>], iterator_types = ["parallel"]}
+      outs(%e : tensor<?xf32>) attrs = {tdsl.bounds_checked} {
+  ^bb0(%o: f32):
+    %i = linalg.index 0 : index
+    %i2 = arith.addi %i, %c2 : index
+    %a = tensor.extract %x[%i2] : tensor<?xf32>
     linalg.yield %a : f32
   } -> tensor<?xf32>
   return %r : tensor<?xf32>

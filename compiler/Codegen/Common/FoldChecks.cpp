@@ -16,7 +16,10 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Arith/Utils/Utils.h"
+#include "mlir/IR/IRMapping.h"
 #include "mlir/IR/Matchers.h"
+#include "mlir/Transforms/RegionUtils.h"
 
 namespace tdsl {
 #define GEN_PASS_DEF_FOLDCHECKS
@@ -273,16 +276,146 @@ bool isCheck(scf::IfOp op) {
   });
 }
 
+/// How a subscript depends on the loop indices of the linalg op around it.
+enum class Trend { Invariant, Increasing, Other };
+
+/// Whether `v` (computed in `op`'s body) does not decrease when any loop
+/// index of `op` grows: sums and differences of its indices, constants and
+/// values from outside the op, with indices only added and multiplied by
+/// non-negative constants.
+Trend trendOf(Value v, linalg::GenericOp op, unsigned depth = 0) {
+  if (depth > 16)
+    return Trend::Other;
+  if (!op->isProperAncestor(v.getParentRegion()->getParentOp()) &&
+      v.getParentRegion() != &op.getRegion())
+    return Trend::Invariant; // defined outside the op
+  APInt c;
+  if (matchPattern(v, m_ConstantInt(&c)))
+    return Trend::Invariant;
+  Operation *def = v.getDefiningOp();
+  if (!def || def->getParentOp() != op)
+    return Trend::Other;
+  if (isa<linalg::IndexOp>(def))
+    return Trend::Increasing;
+  auto join = [](Trend a, Trend b) {
+    if (a == Trend::Other || b == Trend::Other)
+      return Trend::Other;
+    return a == Trend::Increasing || b == Trend::Increasing ? Trend::Increasing
+                                                            : Trend::Invariant;
+  };
+  if (isa<arith::IndexCastOp, arith::ExtSIOp>(def))
+    return trendOf(def->getOperand(0), op, depth + 1);
+  if (isa<arith::AddIOp>(def))
+    return join(trendOf(def->getOperand(0), op, depth + 1),
+                trendOf(def->getOperand(1), op, depth + 1));
+  if (isa<arith::SubIOp>(def)) {
+    if (trendOf(def->getOperand(1), op, depth + 1) != Trend::Invariant)
+      return Trend::Other;
+    return trendOf(def->getOperand(0), op, depth + 1);
+  }
+  if (isa<arith::MulIOp>(def)) {
+    APInt k;
+    if (!matchPattern(def->getOperand(1), m_ConstantInt(&k)) || k.isNegative())
+      return Trend::Other;
+    return trendOf(def->getOperand(0), op, depth + 1);
+  }
+  return Trend::Other;
+}
+
+/// `v` computed before `op`, with its loop indices replaced by `indices`
+/// (clones of the arithmetic trendOf accepted).
+Value materialize(OpBuilder &b, Value v, linalg::GenericOp op,
+                  ArrayRef<Value> indices) {
+  Operation *def = v.getDefiningOp();
+  if (!def || def->getParentOp() != op)
+    return v; // from outside the op
+  if (auto index = dyn_cast<linalg::IndexOp>(def))
+    return indices[index.getDim()];
+  IRMapping map;
+  for (Value operand : def->getOperands())
+    map.map(operand, materialize(b, operand, op, indices));
+  return b.clone(*def, map)->getResult(0);
+}
+
+/// A check in `op`'s body of a subscript against a size from outside
+/// (`idx uge size`, which also fails for negative idx) whose subscript grows
+/// with the loop indices fails for some iteration exactly when it fails at
+/// the first or the last one: it moves before the op as one check of those
+/// two, when the op has iterations. A check per element keeps the body from
+/// vectorizing (a stencil on run-time shapes stayed scalar).
+bool hoistCheck(scf::IfOp check) {
+  auto op = dyn_cast<linalg::GenericOp>(check->getParentOp());
+  auto cmp = check.getCondition().getDefiningOp<arith::CmpIOp>();
+  if (!op || !cmp || cmp->getParentOp() != op ||
+      cmp.getPredicate() != arith::CmpIPredicate::uge)
+    return false;
+  Value idx = cmp.getLhs(), size = cmp.getRhs();
+  if (trendOf(size, op) != Trend::Invariant || trendOf(idx, op) == Trend::Other)
+    return false;
+  // What the failure branch uses (the message) must exist before the op.
+  SetVector<Value> used;
+  getUsedValuesDefinedAbove(check.getThenRegion(), used);
+  if (llvm::any_of(used, [&](Value v) { return trendOf(v, op) != Trend::Invariant ||
+                                               v.getParentRegion() == &op.getRegion(); }))
+    return false;
+  OpBuilder b(op);
+  Location loc = check.getLoc();
+  SmallVector<Range> ranges =
+      cast<linalg::LinalgOp>(op.getOperation()).createLoopRanges(b, loc);
+  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+  Value one = arith::ConstantIndexOp::create(b, loc, 1);
+  SmallVector<Value> first(ranges.size(), zero), last;
+  Value empty;
+  for (Range &r : ranges) {
+    Value n = getValueOrCreateConstantIndexOp(b, loc, r.size);
+    last.push_back(arith::SubIOp::create(b, loc, n, one));
+    Value none = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sle, n, zero);
+    empty = empty ? arith::OrIOp::create(b, loc, empty, none) : none;
+  }
+  Value lo = materialize(b, idx, op, first);
+  Value hi = materialize(b, idx, op, last);
+  size = materialize(b, size, op, first);
+  Value zeroIdx = arith::ConstantOp::create(b, loc, b.getZeroAttr(lo.getType()));
+  Value below = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, lo, zeroIdx);
+  Value above = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, hi, size);
+  Value fails = arith::OrIOp::create(b, loc, below, above);
+  Value nonEmpty = arith::XOrIOp::create(
+      b, loc, empty, arith::ConstantIntOp::create(b, loc, 1, 1));
+  Value cond = arith::AndIOp::create(b, loc, nonEmpty, fails);
+  b.clone(*check)->setOperand(0, cond);
+  check.erase();
+  return true;
+}
+
 struct FoldChecksPass : tdsl::impl::FoldChecksBase<FoldChecksPass> {
   void runOnOperation() override {
-    SmallVector<scf::IfOp> dead;
+    SmallVector<scf::IfOp> dead, left;
     Analysis analysis;
     getOperation().walk([&](scf::IfOp op) {
-      if (isCheck(op) && analysis.decide(op.getCondition()) == false)
+      if (!isCheck(op))
+        return;
+      if (analysis.decide(op.getCondition()) == false)
         dead.push_back(op);
+      else
+        left.push_back(op);
     });
+    // Generics whose checks all went (folded or moved before the op): every
+    // subscript their body reads is in bounds whenever the op runs, which
+    // tdsl-raise-extracts needs to read run-time-sized tensors as inputs.
+    llvm::SetVector<Operation *> checkedOps;
+    for (scf::IfOp op : llvm::concat<scf::IfOp>(dead, left))
+      if (isa<linalg::GenericOp>(op->getParentOp()))
+        checkedOps.insert(op->getParentOp());
     for (scf::IfOp op : dead)
       op.erase();
+    for (scf::IfOp op : left)
+      hoistCheck(op);
+    for (Operation *op : checkedOps) {
+      bool anyLeft = false;
+      op->walk([&](scf::IfOp inner) { anyLeft |= isCheck(inner); });
+      if (!anyLeft)
+        op->setAttr(tdsl::kBoundsCheckedAttr, UnitAttr::get(op->getContext()));
+    }
   }
 };
 

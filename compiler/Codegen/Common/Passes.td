@@ -71,7 +71,16 @@ def FoldChecks : Pass<"tdsl-fold-checks", "mlir::func::FuncOp"> {
     condition is false for every value in those bounds. An index is also
     known to be below the run-time size of its own loop (the size an
     output's `tensor.empty` was made with). Checks left in a linalg body
-    keep it from vectorizing; those that can fail stay.
+    keep it from vectorizing. Those that can fail move before their op when
+    they compare, with `uge`, a subscript that does not decrease as the op's
+    indices grow (indices added, multiplied by non-negative constants,
+    constants and values from outside the op) against a size from outside:
+    such a check fails for some iteration exactly when it fails at the first
+    (all indices 0) or the last (each index at its loop's size - 1), so one
+    check of those two, made when the op has iterations, replaces a check
+    per element. A generic whose checks all went this way or were erased
+    gets `tdsl.bounds_checked`: whenever it runs, its subscripts are in
+    bounds.
 
     ```mlir
     // before (in a linalg.generic over 32 x 64)
@@ -92,7 +101,9 @@ def RaiseExtracts : Pass<"tdsl-raise-extracts", "mlir::func::FuncOp"> {
     constants, becomes a new input of the op with the map of those
     subscripts, and the read becomes the input's block argument. Only reads
     that stay in bounds are raised: a loop read at a dimension has no more
-    iterations than the dimension has elements, a constant is below it.
+    iterations than the dimension has elements, a constant is below it,
+    checked on static sizes, or, with run-time sizes, guaranteed by the
+    checks tdsl-fold-checks moved before the op (`tdsl.bounds_checked`).
     The op is then element-wise in the eyes of fusion, tiling and
     vectorization (a `parallel for` body that reads `x[n, k, i, j]`).
 

@@ -65,9 +65,13 @@ struct Read {
 };
 
 /// The read `extract` as an input of `op`, when its subscripts are distinct
-/// loops of `op` plus constants, or constants, and every read is in bounds
-/// (checked statically on the loop and tensor sizes).
-std::optional<Read> raisedRead(linalg::GenericOp op, tensor::ExtractOp extract) {
+/// loops of `op` plus constants, or constants, and every read is in bounds:
+/// checked statically on the loop and tensor sizes, or, with run-time sizes,
+/// by the checks before the op (`checked`: tdsl-fold-checks removed or
+/// moved before the op every check of the body, and MLIRGen checks every
+/// subscript but a literal one into a static dimension).
+std::optional<Read> raisedRead(linalg::GenericOp op, tensor::ExtractOp extract,
+                               bool checked) {
   auto type = extract.getTensor().getType();
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
   SmallVector<AffineExpr> exprs;
@@ -78,24 +82,26 @@ std::optional<Read> raisedRead(linalg::GenericOp op, tensor::ExtractOp extract) 
   for (auto [j, idx] : llvm::enumerate(extract.getIndices())) {
     int64_t size = type.getDimSize(j);
     auto ai = affineIndex(op, idx);
-    if (!ai || ShapedType::isDynamic(size))
+    if (!ai || (ShapedType::isDynamic(size) && !checked))
       return std::nullopt;
     auto [d, c] = *ai;
     if (d < 0) { // a constant subscript
-      if (c < 0 || c >= size)
+      if (c < 0 || (!ShapedType::isDynamic(size) && c >= size))
         return std::nullopt;
       exprs.push_back(getAffineConstantExpr(c, ctx));
       offsets.push_back(0);
       continue;
     }
     int64_t range = ranges[d];
-    if (ShapedType::isDynamic(range) || c < 0 || range + c > size || !seen.insert(d).second)
+    bool dynamic = ShapedType::isDynamic(range) || ShapedType::isDynamic(size);
+    if ((dynamic && !checked) || c < 0 || (!dynamic && range + c > size) ||
+        !seen.insert(d).second)
       return std::nullopt;
     exprs.push_back(getAffineDimExpr(d, ctx));
     offsets.push_back(c);
     // A loop shorter than the dimension reads a slice of it too: a linalg
     // operand indexed by a loop must have the loop's size.
-    shifted |= c != 0 || range != size;
+    shifted |= c != 0 || dynamic || range != size;
   }
   Read read{extract, AffineMap::get(op.getNumLoops(), 0, exprs, ctx), {}};
   if (shifted)
@@ -116,11 +122,19 @@ struct RaiseExtractsPass : tdsl::impl::RaiseExtractsBase<RaiseExtractsPass> {
   }
 
   void raise(IRRewriter &rw, linalg::GenericOp op) {
+    // Reads of run-time-sized tensors only where tdsl-fold-checks left no
+    // check in the body (a check left there may be what keeps a read in
+    // bounds).
+    bool checked = op->hasAttr(tdsl::kBoundsCheckedAttr);
+    op.getBody()->walk([&](func::CallOp call) {
+      if (call.getCallee() == "tdsl_fatal")
+        checked = false;
+    });
     SmallVector<Read> reads;
     for (auto extract : op.getBody()->getOps<tensor::ExtractOp>()) {
       if (!extract.getTensor().getParentRegion()->isProperAncestor(&op.getRegion()))
         continue; // a tensor made inside the body
-      if (std::optional<Read> read = raisedRead(op, extract))
+      if (std::optional<Read> read = raisedRead(op, extract, checked))
         reads.push_back(*read);
     }
     if (reads.empty())
@@ -131,6 +145,9 @@ struct RaiseExtractsPass : tdsl::impl::RaiseExtractsBase<RaiseExtractsPass> {
       maps.push_back(op.getMatchingIndexingMap(in));
     rw.setInsertionPoint(op);
     SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+    SmallVector<Range> loopRanges;
+    if (llvm::any_of(ranges, ShapedType::isDynamic))
+      loopRanges = cast<linalg::LinalgOp>(op.getOperation()).createLoopRanges(rw, op.getLoc());
     for (Read &read : reads) {
       Value source = read.extract.getTensor();
       if (!read.offsets.empty()) {
@@ -141,8 +158,12 @@ struct RaiseExtractsPass : tdsl::impl::RaiseExtractsBase<RaiseExtractsPass> {
         for (auto [j, e] : llvm::enumerate(read.map.getResults())) {
           offsets.push_back(rw.getIndexAttr(read.offsets[j]));
           auto dim = dyn_cast<AffineDimExpr>(e);
-          sizes.push_back(dim ? rw.getIndexAttr(ranges[dim.getPosition()])
-                              : rw.getIndexAttr(type.getDimSize(j)));
+          if (!dim)
+            sizes.push_back(tensor::getMixedSize(rw, op.getLoc(), source, j));
+          else if (ShapedType::isDynamic(ranges[dim.getPosition()]))
+            sizes.push_back(loopRanges[dim.getPosition()].size);
+          else
+            sizes.push_back(rw.getIndexAttr(ranges[dim.getPosition()]));
           strides.push_back(rw.getIndexAttr(1));
         }
         source = tensor::ExtractSliceOp::create(rw, op.getLoc(), source, offsets, sizes,
