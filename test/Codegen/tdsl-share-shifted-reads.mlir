@@ -98,6 +98,49 @@ func.func @rows3d(%a: memref<120x120x120xf64>, %b: memref<120x120x120xf64>, %i: 
 
 // -----
 
+// Rows of a buffer with run-time strides (an image from `load`): views
+// that keep the rank and have unit strides share the root's strides, so
+// reads are compared by their offset along each dimension. j - 1, j, j + 1
+// of row i share two loads; row i + 1 is another row.
+// CHECK-LABEL: func.func @dynamic_rows(
+// CHECK: %[[L:.*]] = vector.transfer_read %{{.*}}[%c0, %c0]
+// CHECK-NEXT: %[[H:.*]] = vector.transfer_read %{{.*}}[%c0, %c0]
+// CHECK-NEXT: vector.shape_cast %[[L]]
+// CHECK-NEXT: vector.shape_cast %[[H]]
+// CHECK-NEXT: vector.shuffle %{{.*}}, %{{.*}} [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 30]
+// CHECK-NEXT: vector.shape_cast
+// CHECK-NEXT: vector.transfer_read
+// CHECK-NOT: vector.shuffle
+// CHECK: return
+func.func @dynamic_rows(%a: memref<?x?xf32>, %b: memref<?x?xf32>, %i: index, %n: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c16 = arith.constant 16 : index
+  %pad = ub.poison : f32
+  %i1 = arith.addi %i, %c1 : index
+  %left = memref.subview %a[1, 0] [%n, %n] [1, 1] : memref<?x?xf32> to memref<?x?xf32, strided<[?, 1], offset: ?>>
+  %mid = memref.subview %a[1, 1] [%n, %n] [1, 1] : memref<?x?xf32> to memref<?x?xf32, strided<[?, 1], offset: ?>>
+  %right = memref.subview %a[1, 2] [%n, %n] [1, 1] : memref<?x?xf32> to memref<?x?xf32, strided<[?, 1], offset: ?>>
+  %below = memref.subview %a[2, 1] [%n, %n] [1, 1] : memref<?x?xf32> to memref<?x?xf32, strided<[?, 1], offset: ?>>
+  scf.for %j = %c0 to %n step %c16 {
+    %r0 = memref.subview %left[%i, %j] [1, 16] [1, 1] : memref<?x?xf32, strided<[?, 1], offset: ?>> to memref<1x16xf32, strided<[?, 1], offset: ?>>
+    %r1 = memref.subview %mid[%i, %j] [1, 16] [1, 1] : memref<?x?xf32, strided<[?, 1], offset: ?>> to memref<1x16xf32, strided<[?, 1], offset: ?>>
+    %r2 = memref.subview %right[%i, %j] [1, 16] [1, 1] : memref<?x?xf32, strided<[?, 1], offset: ?>> to memref<1x16xf32, strided<[?, 1], offset: ?>>
+    %r3 = memref.subview %below[%i, %j] [1, 16] [1, 1] : memref<?x?xf32, strided<[?, 1], offset: ?>> to memref<1x16xf32, strided<[?, 1], offset: ?>>
+    %x0 = vector.transfer_read %r0[%c0, %c0], %pad {in_bounds = [true, true]} : memref<1x16xf32, strided<[?, 1], offset: ?>>, vector<1x16xf32>
+    %x1 = vector.transfer_read %r1[%c0, %c0], %pad {in_bounds = [true, true]} : memref<1x16xf32, strided<[?, 1], offset: ?>>, vector<1x16xf32>
+    %x2 = vector.transfer_read %r2[%c0, %c0], %pad {in_bounds = [true, true]} : memref<1x16xf32, strided<[?, 1], offset: ?>>, vector<1x16xf32>
+    %x3 = vector.transfer_read %r3[%c0, %c0], %pad {in_bounds = [true, true]} : memref<1x16xf32, strided<[?, 1], offset: ?>>, vector<1x16xf32>
+    %s0 = arith.addf %x0, %x1 : vector<1x16xf32>
+    %s1 = arith.addf %s0, %x2 : vector<1x16xf32>
+    %s2 = arith.addf %s1, %x3 : vector<1x16xf32>
+    vector.transfer_write %s2, %b[%i, %j] {in_bounds = [true, true]} : vector<1x16xf32>, memref<?x?xf32>
+  }
+  return
+}
+
+// -----
+
 // Left alone:
 // - reads a vector or more apart (a[i], a[i + 8], a[i + 16]): no lane of
 //   one is in another;

@@ -392,9 +392,10 @@ def ShareShiftedReads : Pass<"tdsl-share-shifted-reads", "mlir::func::FuncOp"> {
   let summary = "Build a stencil's shifted reads of a row from two loads and shuffles";
   let description = [{
     After bufferization, in each innermost `scf.for`: vector reads of one
-    buffer (through any subviews and casts) along its unit-stride innermost
-    dimension, whose element offsets from the buffer differ only by
-    constants smaller than the vector (`a[i - 1]`, `a[i]`, `a[i + 1]`), three
+    buffer (through any subviews and casts; with run-time strides, through
+    subviews that keep the rank and have unit strides) along its
+    unit-stride innermost dimension, whose element offsets from the buffer
+    differ only by constants smaller than the vector (`a[i - 1]`, `a[i]`, `a[i + 1]`), three
     or more of them before the body's first write, are served by the reads
     at the lowest and highest offset: each read between them becomes a
     `vector.shuffle` of those two. A loop whose reads are masked is peeled

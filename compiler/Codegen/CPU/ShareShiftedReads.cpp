@@ -130,12 +130,44 @@ bool isFullMask(Value mask) {
   return false;
 }
 
-/// A read of `lanes` consecutive elements along a unit-stride dimension,
-/// with its root and offset.
+/// With run-time strides: the root of `view` through subviews of unit
+/// strides that keep the rank (and casts), and the offset of the view's
+/// first element along each dimension of the root. All such views of one
+/// root have its strides, whatever they are.
+std::optional<std::pair<Value, SmallVector<Offset>>> rootDimOffsets(Value view) {
+  auto type = dyn_cast<MemRefType>(view.getType());
+  if (!type)
+    return std::nullopt;
+  if (auto subview = view.getDefiningOp<memref::SubViewOp>()) {
+    if (subview.getSourceType().getRank() != type.getRank() ||
+        !llvm::all_of(subview.getMixedStrides(), isOneInteger))
+      return std::nullopt;
+    auto base = rootDimOffsets(subview.getSource());
+    if (!base)
+      return std::nullopt;
+    for (auto [d, off] : llvm::enumerate(subview.getMixedOffsets()))
+      base->second[d].add(off, 1);
+    return base;
+  }
+  if (auto cast = view.getDefiningOp<memref::CastOp>())
+    return rootDimOffsets(cast.getSource());
+  SmallVector<int64_t> strides;
+  int64_t offset;
+  if (failed(type.getStridesAndOffset(strides, offset)) || strides.empty() ||
+      strides.back() != 1)
+    return std::nullopt;
+  return std::make_pair(view, SmallVector<Offset>(type.getRank()));
+}
+
+/// A read of `lanes` consecutive elements along a unit-stride dimension:
+/// its root, the part of its offset from the root that is not a constant
+/// along that dimension (`key`), and the constant (`constant`). Reads with
+/// equal roots and keys read the same row, `constant` elements apart.
 struct RowRead {
   vector::TransferReadOp op;
   Value root;
-  Offset offset;
+  SmallVector<std::pair<void *, int64_t>> key;
+  int64_t constant;
 };
 
 /// A read this pass can share: all vector dimensions 1 but the last, which
@@ -149,13 +181,30 @@ std::optional<RowRead> asRowRead(vector::TransferReadOp read) {
     return std::nullopt;
   if (llvm::any_of(vec.getShape().drop_back(), [](int64_t d) { return d != 1; }))
     return std::nullopt;
+  // Static strides: the element offset from the root, through any views.
   std::optional<SmallVector<int64_t>> strides = staticStrides(memref);
-  auto root = rootOffset(read.getBase());
-  if (!strides || strides->back() != 1 || !root)
+  if (strides && strides->back() == 1)
+    if (auto root = rootOffset(read.getBase())) {
+      for (auto [index, stride] : llvm::zip(read.getIndices(), *strides))
+        root->second.add(index, stride);
+      return RowRead{read, root->first, root->second.key(), root->second.constant};
+    }
+  // Run-time strides: the offset along each dimension of the root; all but
+  // the innermost must be equal, constants included.
+  auto root = rootDimOffsets(read.getBase());
+  if (!root)
     return std::nullopt;
-  for (auto [index, stride] : llvm::zip(read.getIndices(), *strides))
-    root->second.add(index, stride);
-  return RowRead{read, root->first, root->second};
+  SmallVector<Offset> &dims = root->second;
+  for (auto [d, index] : llvm::enumerate(read.getIndices()))
+    dims[d].add(index, 1);
+  SmallVector<std::pair<void *, int64_t>> key;
+  for (unsigned d = 0; d < dims.size(); ++d) {
+    key.push_back({nullptr, -1 - int64_t(d)}); // dimension d's terms follow
+    if (d + 1 < dims.size())
+      key.push_back({nullptr, dims[d].constant});
+    llvm::append_range(key, dims[d].key());
+  }
+  return RowRead{read, root->first, key, dims.back().constant};
 }
 
 /// Whether `op` may write memory.
@@ -185,13 +234,13 @@ SmallVector<SmallVector<RowRead>> findGroups(Block *body, bool wholeOnly) {
       continue;
     if (std::optional<RowRead> r = asRowRead(read))
       byKey[Key(r->root.getAsOpaquePointer(),
-                read.getVectorType().getAsOpaquePointer(), r->offset.key())]
+                read.getVectorType().getAsOpaquePointer(), r->key)]
           .push_back(*r);
   }
   SmallVector<SmallVector<RowRead>> groups;
   for (auto &[key, reads] : byKey) {
     llvm::sort(reads, [](const RowRead &a, const RowRead &b) {
-      return a.offset.constant < b.offset.constant;
+      return a.constant < b.constant;
     });
     int64_t lanes = reads.front().op.getVectorType().getShape().back();
     // Split where two neighbours are a vector or more apart.
@@ -203,9 +252,9 @@ SmallVector<SmallVector<RowRead>> findGroups(Block *body, bool wholeOnly) {
     };
     for (RowRead &r : reads) {
       if (!group.empty() &&
-          r.offset.constant - group.front().offset.constant >= lanes)
+          r.constant - group.front().constant >= lanes)
         flush();
-      if (!group.empty() && r.offset.constant == group.back().offset.constant)
+      if (!group.empty() && r.constant == group.back().constant)
         continue; // the same read twice: CSE's business
       group.push_back(r);
     }
@@ -234,8 +283,8 @@ int shareGroup(SmallVector<RowRead> &group) {
           return !inBlock || !after->isBeforeInBlock(inBlock);
         }))
       continue;
-    int64_t fromLow = mid.offset.constant - low.offset.constant;
-    int64_t fromHigh = mid.offset.constant - high.offset.constant;
+    int64_t fromLow = mid.constant - low.constant;
+    int64_t fromHigh = mid.constant - high.constant;
     SmallVector<int64_t> indices;
     for (int64_t l = 0; l < lanes; ++l)
       indices.push_back(l + fromLow < lanes ? l + fromLow : lanes + l + fromHigh);
