@@ -36,7 +36,9 @@ struct KernelStats {
 /// to `others` with atomic read-modify-writes. Four locked adds cost 24 ns a
 /// launch on this project's VMs, a third of a launch's overhead. A thread id
 /// is reused only after its thread has exited, so no two live threads own
-/// the counters.
+/// the counters. A reset racing a launch on the owner thread can be undone
+/// by that launch's store (not only miss its time): resets come before the
+/// launches they clear.
 struct LiveKernel {
   std::string name, where;
   int32_t kind = TDSL_KIND_KERNEL;

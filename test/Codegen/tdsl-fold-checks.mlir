@@ -84,11 +84,12 @@ func.func @in_loops(%p: !llvm.ptr) {
 // loop-invariant one) move before the op, against run-time sizes; the
 // first and last iterations are those with all indices 0 and all at their
 // loop's size - 1, and no check runs when a loop is empty. A subscript
-// that shrinks as an index grows (%m - i) stays in the body.
+// that shrinks as an index grows (%m - i), or that a large factor could
+// wrap around (i * 2^62), stays in the body.
 // CHECK-LABEL: func.func @hoist(
 // CHECK-COUNT-3: } {tdsl.check = "grows"}
 // CHECK: linalg.generic
-// CHECK: } {tdsl.check = "shrinks"}
+// CHECK-COUNT-2: } {tdsl.check = "shrinks"}
 // CHECK-NOT: "grows"
 // CHECK: return
 // HOIST-LABEL: func.func @hoist(
@@ -100,8 +101,11 @@ func.func @in_loops(%p: !llvm.ptr) {
 // HOIST-DAG: %[[EJ:.*]] = arith.cmpi sle, %[[NJ]], %[[C0]]
 // HOIST-DAG: %[[EMPTY:.*]] = arith.ori %[[EI]], %[[EJ]]
 // HOIST-DAG: %[[ABOVE:.*]] = arith.cmpi sge, %[[NI]], %arg1 : index
+// A last value below the first would mean the subscript wrapped around.
+// HOIST-DAG: %[[WRAPPED:.*]] = arith.cmpi slt, %[[NI]], %[[C1]] : index
+// HOIST-DAG: %[[BAD:.*]] = arith.ori %[[ABOVE]], %[[WRAPPED]]
 // HOIST-DAG: %[[RUNS:.*]] = arith.xori %[[EMPTY]], %true
-// HOIST: %[[FAILS:.*]] = arith.andi %[[RUNS]], %[[ABOVE]]
+// HOIST: %[[FAILS:.*]] = arith.andi %[[RUNS]], %[[BAD]]
 // HOIST-NEXT: scf.if %[[FAILS]] {
 func.func @hoist(%p: !llvm.ptr, %m: index, %x: tensor<?x?xf32>) -> tensor<?x?xf32> {
   %c1 = arith.constant 1 : index
@@ -120,6 +124,10 @@ func.func @hoist(%p: !llvm.ptr, %m: index, %x: tensor<?x?xf32>) -> tensor<?x?xf3
     scf.if %bad1 { func.call @tdsl_fatal(%p, %p) : (!llvm.ptr, !llvm.ptr) -> () } {tdsl.check = "grows"}
     %bad2 = arith.cmpi uge, %c7, %m : index
     scf.if %bad2 { func.call @tdsl_fatal(%p, %p) : (!llvm.ptr, !llvm.ptr) -> () } {tdsl.check = "grows"}
+    %huge = arith.constant 4611686018427387904 : index
+    %far = arith.muli %i, %huge : index
+    %bad4 = arith.cmpi uge, %far, %m : index
+    scf.if %bad4 { func.call @tdsl_fatal(%p, %p) : (!llvm.ptr, !llvm.ptr) -> () } {tdsl.check = "shrinks"}
     %back = arith.subi %m, %i : index
     %bad3 = arith.cmpi uge, %back, %m : index
     scf.if %bad3 { func.call @tdsl_fatal(%p, %p) : (!llvm.ptr, !llvm.ptr) -> () } {tdsl.check = "shrinks"}

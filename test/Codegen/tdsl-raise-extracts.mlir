@@ -120,3 +120,23 @@ func.func @dynamic_checked(%x: tensor<?xf32>, %n: index) -> tensor<?xf32> {
   } -> tensor<?xf32>
   return %r : tensor<?xf32>
 }
+
+// A read that relies on those checks must use every loop of the op: the
+// checks hold only when the op has iterations, and a read of x[j + 2] in
+// loops over i and j would still run, moved out of an empty i loop.
+// CHECK-LABEL: func.func @dynamic_checked_partial(
+// CHECK: linalg.generic
+// CHECK: tensor.extract
+func.func @dynamic_checked_partial(%x: tensor<?xf32>, %n: index, %m: index) -> tensor<?x?xf32> {
+  %c2 = arith.constant 2 : index
+  %e = tensor.empty(%n, %m) : tensor<?x?xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(a, b) -> (a, b)>], iterator_types = ["parallel", "parallel"]}
+      outs(%e : tensor<?x?xf32>) attrs = {tdsl.bounds_checked} {
+  ^bb0(%o: f32):
+    %j = linalg.index 1 : index
+    %j2 = arith.addi %j, %c2 : index
+    %a = tensor.extract %x[%j2] : tensor<?xf32>
+    linalg.yield %a : f32
+  } -> tensor<?x?xf32>
+  return %r : tensor<?x?xf32>
+}

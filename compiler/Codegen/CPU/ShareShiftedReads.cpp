@@ -175,9 +175,11 @@ struct RowRead {
 std::optional<RowRead> asRowRead(vector::TransferReadOp read) {
   auto memref = dyn_cast<MemRefType>(read.getBase().getType());
   VectorType vec = read.getVectorType();
+  // A read that may be out of bounds pads lanes past its own view's end,
+  // which a neighbouring view may hold: its lanes are not the row's.
   if (!memref || vec.getRank() == 0 || vec.isScalable() ||
       !read.getPermutationMap().isMinorIdentity() ||
-      vec.getRank() != memref.getRank())
+      vec.getRank() != memref.getRank() || read.hasOutOfBoundsDim())
     return std::nullopt;
   if (llvm::any_of(vec.getShape().drop_back(), [](int64_t d) { return d != 1; }))
     return std::nullopt;
@@ -239,7 +241,7 @@ SmallVector<SmallVector<RowRead>> findGroups(Block *body, bool wholeOnly) {
   }
   SmallVector<SmallVector<RowRead>> groups;
   for (auto &[key, reads] : byKey) {
-    llvm::sort(reads, [](const RowRead &a, const RowRead &b) {
+    llvm::stable_sort(reads, [](const RowRead &a, const RowRead &b) {
       return a.constant < b.constant;
     });
     int64_t lanes = reads.front().op.getVectorType().getShape().back();
@@ -306,6 +308,26 @@ int shareGroup(SmallVector<RowRead> &group) {
   return replaced;
 }
 
+/// Whether the masks of the loop's masked groups all come from the size of
+/// its own step (`vector.create_mask` of an `affine.min` of its induction
+/// variable), which peeling turns into whole vectors in the main part.
+bool masksAreThisLoopsTail(scf::ForOp loop) {
+  for (SmallVector<RowRead> &group : findGroups(loop.getBody(), /*wholeOnly=*/false))
+    for (RowRead &r : group) {
+      Value mask = r.op.getMask();
+      if (!mask || isFullMask(mask))
+        continue;
+      auto create = mask.getDefiningOp<vector::CreateMaskOp>();
+      if (!create)
+        return false;
+      Value last = create.getOperands().back();
+      auto min = last.getDefiningOp<affine::AffineMinOp>();
+      if (!min || !llvm::is_contained(min.getOperands(), loop.getInductionVar()))
+        return false;
+    }
+  return true;
+}
+
 struct ShareShiftedReadsPass
     : tdsl::impl::ShareShiftedReadsBase<ShareShiftedReadsPass> {
   void runOnOperation() override {
@@ -320,7 +342,7 @@ struct ShareShiftedReadsPass
     for (scf::ForOp loop : loops) {
       SmallVector<SmallVector<RowRead>> groups =
           findGroups(loop.getBody(), /*wholeOnly=*/true);
-      if (groups.empty()) {
+      if (groups.empty() && masksAreThisLoopsTail(loop)) {
         // Masked reads: the main part of the peeled loop reads whole
         // vectors (its affine.min becomes the step).
         scf::ForOp partial;

@@ -303,8 +303,13 @@ Trend trendOf(Value v, linalg::GenericOp op, unsigned depth = 0) {
     return a == Trend::Increasing || b == Trend::Increasing ? Trend::Increasing
                                                             : Trend::Invariant;
   };
-  if (isa<arith::IndexCastOp, arith::ExtSIOp>(def))
+  if (isa<arith::IndexCastOp, arith::ExtSIOp>(def)) {
+    // Not through a truncation: the subscript must not wrap.
+    auto bits = [](Type t) { return t.isIndex() ? 64u : t.getIntOrFloatBitWidth(); };
+    if (bits(def->getResult(0).getType()) < bits(def->getOperand(0).getType()))
+      return Trend::Other;
     return trendOf(def->getOperand(0), op, depth + 1);
+  }
   if (isa<arith::AddIOp>(def))
     return join(trendOf(def->getOperand(0), op, depth + 1),
                 trendOf(def->getOperand(1), op, depth + 1));
@@ -314,8 +319,11 @@ Trend trendOf(Value v, linalg::GenericOp op, unsigned depth = 0) {
     return trendOf(def->getOperand(0), op, depth + 1);
   }
   if (isa<arith::MulIOp>(def)) {
+    // Small factors: between the first and the last iteration the subscript
+    // then grows by less than 2^63 (a loop has fewer than 2^47 iterations).
     APInt k;
-    if (!matchPattern(def->getOperand(1), m_ConstantInt(&k)) || k.isNegative())
+    if (!matchPattern(def->getOperand(1), m_ConstantInt(&k)) || k.isNegative() ||
+        k.getActiveBits() > 16)
       return Trend::Other;
     return trendOf(def->getOperand(0), op, depth + 1);
   }
@@ -341,7 +349,8 @@ Value materialize(OpBuilder &b, Value v, linalg::GenericOp op,
 /// (`idx uge size`, which also fails for negative idx) whose subscript grows
 /// with the loop indices fails for some iteration exactly when it fails at
 /// the first or the last one: it moves before the op as one check of those
-/// two, when the op has iterations. A check per element keeps the body from
+/// two, when the op has iterations. A last value below the first means the
+/// subscript wrapped around on the way, and fails too. A check per element keeps the body from
 /// vectorizing (a stencil on run-time shapes stayed scalar).
 bool hoistCheck(scf::IfOp check) {
   auto op = dyn_cast<linalg::GenericOp>(check->getParentOp());
@@ -378,7 +387,9 @@ bool hoistCheck(scf::IfOp check) {
   Value zeroIdx = arith::ConstantOp::create(b, loc, b.getZeroAttr(lo.getType()));
   Value below = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, lo, zeroIdx);
   Value above = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, hi, size);
-  Value fails = arith::OrIOp::create(b, loc, below, above);
+  Value wrapped = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, hi, lo);
+  Value fails = arith::OrIOp::create(
+      b, loc, arith::OrIOp::create(b, loc, below, above), wrapped);
   Value nonEmpty = arith::XOrIOp::create(
       b, loc, empty, arith::ConstantIntOp::create(b, loc, 1, 1));
   Value cond = arith::AndIOp::create(b, loc, nonEmpty, fails);

@@ -78,7 +78,9 @@ def FoldChecks : Pass<"tdsl-fold-checks", "mlir::func::FuncOp"> {
     such a check fails for some iteration exactly when it fails at the first
     (all indices 0) or the last (each index at its loop's size - 1), so one
     check of those two, made when the op has iterations, replaces a check
-    per element. A generic whose checks all went this way or were erased
+    per element (also when the last value is below the first: the subscript
+    wrapped around; factors are limited to 16 bits and casts must not
+    truncate). A generic whose checks all went this way or were erased
     gets `tdsl.bounds_checked`: whenever it runs, its subscripts are in
     bounds.
 
@@ -103,7 +105,9 @@ def RaiseExtracts : Pass<"tdsl-raise-extracts", "mlir::func::FuncOp"> {
     that stay in bounds are raised: a loop read at a dimension has no more
     iterations than the dimension has elements, a constant is below it,
     checked on static sizes, or, with run-time sizes, guaranteed by the
-    checks tdsl-fold-checks moved before the op (`tdsl.bounds_checked`).
+    checks tdsl-fold-checks moved before the op (`tdsl.bounds_checked`);
+    those checks hold only when the op has iterations, so such a read must
+    use every loop of the op (it then never runs when one is empty).
     The op is then element-wise in the eyes of fusion, tiling and
     vectorization (a `parallel for` body that reads `x[n, k, i, j]`).
 

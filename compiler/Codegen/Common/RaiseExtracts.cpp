@@ -78,7 +78,7 @@ std::optional<Read> raisedRead(linalg::GenericOp op, tensor::ExtractOp extract,
   SmallVector<int64_t> offsets;
   llvm::SmallDenseSet<int64_t> seen;
   MLIRContext *ctx = op.getContext();
-  bool shifted = false;
+  bool shifted = false, reliesOnChecks = false;
   for (auto [j, idx] : llvm::enumerate(extract.getIndices())) {
     int64_t size = type.getDimSize(j);
     auto ai = affineIndex(op, idx);
@@ -88,6 +88,7 @@ std::optional<Read> raisedRead(linalg::GenericOp op, tensor::ExtractOp extract,
     if (d < 0) { // a constant subscript
       if (c < 0 || (!ShapedType::isDynamic(size) && c >= size))
         return std::nullopt;
+      reliesOnChecks |= ShapedType::isDynamic(size);
       exprs.push_back(getAffineConstantExpr(c, ctx));
       offsets.push_back(0);
       continue;
@@ -97,12 +98,19 @@ std::optional<Read> raisedRead(linalg::GenericOp op, tensor::ExtractOp extract,
     if ((dynamic && !checked) || c < 0 || (!dynamic && range + c > size) ||
         !seen.insert(d).second)
       return std::nullopt;
+    reliesOnChecks |= dynamic;
     exprs.push_back(getAffineDimExpr(d, ctx));
     offsets.push_back(c);
     // A loop shorter than the dimension reads a slice of it too: a linalg
     // operand indexed by a loop must have the loop's size.
     shifted |= c != 0 || dynamic || range != size;
   }
+  // The checks before the op hold only when it has iterations. A read that
+  // relies on them must use every loop, so that it never runs, even moved
+  // out of a loop, when one of them is empty (x[j + 3] in loops over i in
+  // 0..0 and j in 0..10, with x of 2 elements, reads nothing).
+  if (reliesOnChecks && seen.size() != op.getNumLoops())
+    return std::nullopt;
   Read read{extract, AffineMap::get(op.getNumLoops(), 0, exprs, ctx), {}};
   if (shifted)
     read.offsets = offsets;
