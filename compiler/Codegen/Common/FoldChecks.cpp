@@ -352,7 +352,36 @@ Value materialize(OpBuilder &b, Value v, linalg::GenericOp op,
 /// two, when the op has iterations. A last value below the first means the
 /// subscript wrapped around on the way, and fails too. A check per element keeps the body from
 /// vectorizing (a stencil on run-time shapes stayed scalar).
-bool hoistCheck(scf::IfOp check) {
+/// The loop indices of `op` at its first and last iteration, and whether it
+/// has iterations, computed once before it for all the checks it moves there.
+struct Extremes {
+  SmallVector<Value> first, last;
+  Value runs;
+};
+
+Extremes extremesOf(linalg::GenericOp op) {
+  OpBuilder b(op);
+  Location loc = op.getLoc();
+  SmallVector<Range> ranges =
+      cast<linalg::LinalgOp>(op.getOperation()).createLoopRanges(b, loc);
+  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+  Value one = arith::ConstantIndexOp::create(b, loc, 1);
+  Extremes e;
+  e.first.assign(ranges.size(), zero);
+  Value empty;
+  for (Range &r : ranges) {
+    Value n = getValueOrCreateConstantIndexOp(b, loc, r.size);
+    e.last.push_back(arith::SubIOp::create(b, loc, n, one));
+    Value none = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sle, n, zero);
+    empty = empty ? arith::OrIOp::create(b, loc, empty, none) : none;
+  }
+  e.runs = arith::XOrIOp::create(b, loc, empty,
+                                 arith::ConstantIntOp::create(b, loc, 1, 1));
+  return e;
+}
+
+bool hoistCheck(scf::IfOp check,
+                llvm::DenseMap<Operation *, Extremes> &extremes) {
   auto op = dyn_cast<linalg::GenericOp>(check->getParentOp());
   auto cmp = check.getCondition().getDefiningOp<arith::CmpIOp>();
   if (!op || !cmp || cmp->getParentOp() != op ||
@@ -367,32 +396,22 @@ bool hoistCheck(scf::IfOp check) {
   if (llvm::any_of(used, [&](Value v) { return trendOf(v, op) != Trend::Invariant ||
                                                v.getParentRegion() == &op.getRegion(); }))
     return false;
+  auto it = extremes.find(op);
+  if (it == extremes.end())
+    it = extremes.try_emplace(op, extremesOf(op)).first;
+  const Extremes &e = it->second;
   OpBuilder b(op);
   Location loc = check.getLoc();
-  SmallVector<Range> ranges =
-      cast<linalg::LinalgOp>(op.getOperation()).createLoopRanges(b, loc);
-  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
-  Value one = arith::ConstantIndexOp::create(b, loc, 1);
-  SmallVector<Value> first(ranges.size(), zero), last;
-  Value empty;
-  for (Range &r : ranges) {
-    Value n = getValueOrCreateConstantIndexOp(b, loc, r.size);
-    last.push_back(arith::SubIOp::create(b, loc, n, one));
-    Value none = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sle, n, zero);
-    empty = empty ? arith::OrIOp::create(b, loc, empty, none) : none;
-  }
-  Value lo = materialize(b, idx, op, first);
-  Value hi = materialize(b, idx, op, last);
-  size = materialize(b, size, op, first);
+  Value lo = materialize(b, idx, op, e.first);
+  Value hi = materialize(b, idx, op, e.last);
+  size = materialize(b, size, op, e.first);
   Value zeroIdx = arith::ConstantOp::create(b, loc, b.getZeroAttr(lo.getType()));
   Value below = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, lo, zeroIdx);
   Value above = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, hi, size);
   Value wrapped = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, hi, lo);
   Value fails = arith::OrIOp::create(
       b, loc, arith::OrIOp::create(b, loc, below, above), wrapped);
-  Value nonEmpty = arith::XOrIOp::create(
-      b, loc, empty, arith::ConstantIntOp::create(b, loc, 1, 1));
-  Value cond = arith::AndIOp::create(b, loc, nonEmpty, fails);
+  Value cond = arith::AndIOp::create(b, loc, e.runs, fails);
   b.clone(*check)->setOperand(0, cond);
   check.erase();
   return true;
@@ -419,8 +438,9 @@ struct FoldChecksPass : tdsl::impl::FoldChecksBase<FoldChecksPass> {
         checkedOps.insert(op->getParentOp());
     for (scf::IfOp op : dead)
       op.erase();
+    llvm::DenseMap<Operation *, Extremes> extremes;
     for (scf::IfOp op : left)
-      hoistCheck(op);
+      hoistCheck(op, extremes);
     for (Operation *op : checkedOps) {
       bool anyLeft = false;
       op->walk([&](scf::IfOp inner) { anyLeft |= isCheck(inner); });
