@@ -106,8 +106,10 @@ void buildTDSLToLinalgPipeline(OpPassManager &pm, bool shareRandomBlocks) {
 
 void buildCPUTilingPipeline(OpPassManager &pm,
                             const CPUPipelineOptions &options) {
-  if (options.optLevel > 0)
+  if (options.optLevel > 0) {
     pm.addNestedPass<func::FuncOp>(createUpdateInPlace());
+    pm.addNestedPass<func::FuncOp>(createFuseEpilogues());
+  }
   pm.addPass(createTimeKernels());
   if (options.optLevel == 0)
     return;

@@ -7,6 +7,7 @@
 // 16, no masks) and the tiles and vectors work on longer rows.
 //
 //===----------------------------------------------------------------------===//
+#include "compiler/Codegen/CPU/Epilogue.h"
 #include "compiler/Codegen/CPU/Passes.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
@@ -67,8 +68,10 @@ struct CollapseDimsPass : tdsl::impl::CollapseDimsBase<CollapseDimsPass> {
       // not contiguous in memory: collapsing it would copy it. A body that
       // reads its position would get it back by divisions (and a random
       // fill's [groups, slots, 16] loops would lose the structure that
-      // lets its slots share a Philox block).
+      // lets its slots share a Philox block). An epilogue runs in its
+      // contraction's tiles, on the contraction's loops.
       if (op.hasPureTensorSemantics() && op.getNumLoops() > 1 &&
+          !op->hasAttr(tdsl::kEpilogueAttr) &&
           llvm::all_of(op.getIndexingMapsArray(),
                        [](AffineMap m) { return m.isProjectedPermutation(); }) &&
           llvm::none_of(op->getOperands(),

@@ -100,12 +100,42 @@ def SplitReduction : Pass<"tdsl-split-reduction", "mlir::func::FuncOp"> {
   ];
 }
 
+def FuseEpilogues : Pass<"tdsl-fuse-epilogues", "mlir::func::FuncOp"> {
+  let summary = "Keep a contraction's element-wise epilogue in its tiles";
+  let description = [{
+    Marks with `tdsl.epilogue` each element-wise linalg.generic (every loop
+    parallel) whose init is the result of a contraction (a linalg op with
+    parallel and reduction loops) and its only use, read element for
+    element, and whose other operands are defined before the contraction:
+    the bias and activation of a layer, `relu(x @ w + b)`, as
+    tdsl-update-in-place leaves them. It moves the op right after the
+    contraction. The later passes keep the two together:
+    tdsl-time-kernels times them as one kernel, tdsl-tile-to-forall
+    applies the epilogue to each tile of the contraction in the tile's own
+    task, right after the tile is computed (while it is in cache, without a
+    second launch or a second pass over the result), tdsl-collapse-dims
+    leaves the epilogue's loops alone, and tdsl-version-tiles versions the
+    two together.
+
+    ```mlir
+    // before
+    %c = linalg.matmul ins(%x, %w : ...) outs(%zero : tensor<256x512xf32>)
+    %h = linalg.generic {iterator_types = ["parallel", "parallel"]}
+           ins(%b : tensor<512xf32>) outs(%c : tensor<256x512xf32>) { add, max }
+    // after: the same ops, %h marked {tdsl.epilogue}
+    ```
+  }];
+}
+
 def TileToForall : Pass<"tdsl-tile-to-forall", "mlir::func::FuncOp"> {
   let summary = "Tile linalg ops into scf.forall with target-chosen tile sizes";
   let description = [{
     Tiles the parallel loops of each linalg op that is not yet inside a
     parallel loop into an `scf.forall`, fusing the producers of its operands
-    (fills, element-wise ops) into the tiles. Tile sizes come from the
+    (fills, element-wise ops) into the tiles, and a contraction's epilogue
+    (`tdsl.epilogue`, tdsl-fuse-epilogues) after the tiled contraction in
+    each tile (in both copies of a versioned one); an epilogue that cannot
+    join is tiled on its own. Tile sizes come from the
     target: contractions get square tiles of `contraction-tile` rows and
     columns (halved, down to 32, while a contraction of static shape has
     fewer than `min-tasks` tiles and each keeps 32K steps, so that every
@@ -154,7 +184,8 @@ def VersionTiles : Pass<"tdsl-version-tiles", "mlir::func::FuncOp"> {
     `scf.forall`: when the tile's sizes (the `affine.min` its output slice
     was taken with) equal their constant bounds, a copy of the op on
     operands cast to static types runs (it vectorizes like a static
-    contraction); otherwise the original op runs.
+    contraction); otherwise the original op runs. The op's epilogue in the
+    tile (`tdsl.epilogue`) is versioned with it.
 
     ```mlir
     // before
@@ -373,7 +404,8 @@ def TimeKernels : Pass<"tdsl-time-kernels", "mlir::ModuleOp"> {
     For linalg ops the end call also gets the work the compiler knows:
     floating-point and integer operations (iterations times the arithmetic
     ops of the body) and bytes (the sizes of all operands), from which the
-    profile derives GFLOP/s and GB/s. Runs before tiling, so a kernel is timed
+    profile derives GFLOP/s and GB/s. A contraction and its epilogue
+    (`tdsl.epilogue`) are one kernel, with the work of both. Runs before tiling, so a kernel is timed
     whole, whether it then runs in parallel or not.
 
     ```mlir

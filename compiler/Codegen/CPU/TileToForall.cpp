@@ -1,4 +1,5 @@
 //===- TileToForall.cpp - linalg ops -> scf.forall tiles ---------------------===//
+#include "compiler/Codegen/CPU/Epilogue.h"
 #include "compiler/Codegen/CPU/Passes.h"
 #include "compiler/Codegen/CPU/TileConfig.h"
 #include "compiler/Codegen/Common/TilingUtils.h"
@@ -23,6 +24,12 @@ namespace {
 
 /// Marks the small-tile copy of a contraction on run-time shapes.
 constexpr llvm::StringLiteral kSmallTilesAttr = "tdsl.small_tiles";
+
+/// Keeps the set of ops not erased yet.
+struct ErasedListener : RewriterBase::Listener {
+  DenseSet<Operation *> live;
+  void notifyOperationErased(Operation *op) override { live.erase(op); }
+};
 
 struct TileToForallPass : tdsl::impl::TileToForallBase<TileToForallPass> {
   using Base::Base;
@@ -142,19 +149,32 @@ struct TileToForallPass : tdsl::impl::TileToForallBase<TileToForallPass> {
     Value enough = arith::CmpIOp::create(
         rw, loc, arith::CmpIPredicate::uge, tiles,
         arith::ConstantIndexOp::create(rw, loc, minTasks));
+    // Each copy with a copy of the epilogue, which its tiles take.
+    linalg::GenericOp epilogue = tdsl::epilogueOf(op);
+    auto copy = [&](OpBuilder &b, Location l, Operation *&copied) {
+      copied = b.clone(*op);
+      ValueRange results = copied->getResults();
+      if (epilogue) {
+        IRMapping map;
+        map.map(op->getResult(0), copied->getResult(0));
+        results = b.clone(*epilogue, map)->getResults();
+      }
+      scf::YieldOp::create(b, l, results);
+    };
     Operation *big = nullptr, *small = nullptr;
     auto branch = scf::IfOp::create(
         rw, loc, enough,
+        [&](OpBuilder &b, Location l) { copy(b, l, big); },
         [&](OpBuilder &b, Location l) {
-          big = b.clone(*op);
-          scf::YieldOp::create(b, l, big->getResults());
-        },
-        [&](OpBuilder &b, Location l) {
-          small = b.clone(*op);
+          copy(b, l, small);
           small->setAttr(kSmallTilesAttr, b.getUnitAttr());
-          scf::YieldOp::create(b, l, small->getResults());
         });
-    rw.replaceOp(op, branch.getResults());
+    if (epilogue) {
+      rw.replaceOp(epilogue, branch.getResults());
+      rw.eraseOp(op);
+    } else {
+      rw.replaceOp(op, branch.getResults());
+    }
     return std::make_pair(cast<linalg::LinalgOp>(big),
                           cast<linalg::LinalgOp>(small));
   }
@@ -164,6 +184,7 @@ struct TileToForallPass : tdsl::impl::TileToForallBase<TileToForallPass> {
   void tile(IRRewriter &rw, linalg::LinalgOp op, ArrayRef<int64_t> sizes) {
     Location loc = op->getLoc();
     Attribute id = op->getAttr("tdsl.kernel_id");
+    linalg::GenericOp epilogue = tdsl::epilogueOf(op);
     auto tiled = tdsl::tileToForallFusingFills(rw, op, sizes);
     if (failed(tiled)) {
       op.emitWarning("could not be tiled; it runs serially");
@@ -174,6 +195,10 @@ struct TileToForallPass : tdsl::impl::TileToForallBase<TileToForallPass> {
       if (id)
         loop->setAttr("tdsl.kernel_id", id);
     }
+    // An epilogue that cannot join the tiles is tiled on its own (below).
+    if (epilogue && tiled->second.size() == 1)
+      if (auto forall = dyn_cast<scf::ForallOp>(tiled->second.front()))
+        (void)tdsl::fuseEpilogue(rw, forall, epilogue);
   }
 
   void runOnOperation() override {
@@ -185,9 +210,31 @@ struct TileToForallPass : tdsl::impl::TileToForallBase<TileToForallPass> {
           !isa<linalg::FillOp>(op))
         candidates.push_back(op);
     });
+    // Epilogues are tiled with their contraction; those that could not be
+    // (an untiled contraction, a loop of another shape) then on their own.
+    auto isEpilogue = [](linalg::LinalgOp op) {
+      return op->hasAttr(tdsl::kEpilogueAttr);
+    };
+    llvm::erase_if(candidates, isEpilogue);
     IRRewriter rw(&getContext());
+    tileAll(rw, candidates);
+    candidates.clear();
+    fn.walk([&](linalg::LinalgOp op) {
+      if (isEpilogue(op) && !op->getParentOfType<scf::ForallOp>())
+        candidates.push_back(op);
+    });
+    tileAll(rw, candidates);
+  }
+
+  void tileAll(IRRewriter &rw, ArrayRef<linalg::LinalgOp> candidates) {
+    // Producers and epilogues are erased as they are fused into tiles.
+    ErasedListener listener;
+    for (linalg::LinalgOp op : candidates)
+      listener.live.insert(op);
+    rw.setListener(&listener);
     for (linalg::LinalgOp op : llvm::reverse(candidates)) {
-      if (!op->getBlock()) // fused and erased already
+      if (!listener.live.contains(op) || !op->getBlock() ||
+          op->getParentOfType<scf::ForallOp>())
         continue;
       SmallVector<int64_t> sizes = chooseTileSizes(op);
       if (llvm::all_of(sizes, [](int64_t s) { return s == 0; }))
@@ -199,6 +246,7 @@ struct TileToForallPass : tdsl::impl::TileToForallBase<TileToForallPass> {
       }
       tile(rw, op, sizes);
     }
+    rw.setListener(nullptr);
   }
 };
 

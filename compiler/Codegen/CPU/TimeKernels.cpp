@@ -1,5 +1,6 @@
 //===- TimeKernels.cpp - runtime timing of each kernel, with its work ------===//
 #include "compiler/Codegen/Common/KernelInfo.h"
+#include "compiler/Codegen/CPU/Epilogue.h"
 #include "compiler/Codegen/CPU/Passes.h"
 #include "compiler/Codegen/Common/RuntimeCalls.h"
 
@@ -55,7 +56,8 @@ struct TimeKernelsPass : tdsl::impl::TimeKernelsBase<TimeKernelsPass> {
     // Outermost kernels, also inside sequential loops and branches.
     SmallVector<Operation *> kernels;
     fn.walk<WalkOrder::PreOrder>([&](Operation *op) {
-      if (isa<linalg::FillOp>(op))
+      // An epilogue is timed with its contraction.
+      if (isa<linalg::FillOp>(op) || op->hasAttr(tdsl::kEpilogueAttr))
         return WalkResult::skip();
       if (isa<linalg::LinalgOp, scf::ForallOp>(op)) {
         kernels.push_back(op);
@@ -89,10 +91,24 @@ struct TimeKernelsPass : tdsl::impl::TimeKernelsBase<TimeKernelsPass> {
                          {slot, rt.getString(b, loc, name), rt.getWhere(b, loc)})[0];
       b.setInsertionPoint(op);
       Value t0 = rt.call(b, loc, tdsl::RuntimeFn::tdsl_kernel_begin, {id})[0];
-      b.setInsertionPointAfter(op);
+      linalg::GenericOp epilogue = tdsl::epilogueOf(op);
+      b.setInsertionPointAfter(epilogue ? epilogue.getOperation() : op);
       Value flops, bytes;
       if (auto lop = dyn_cast<linalg::LinalgOp>(op)) {
         std::tie(flops, bytes) = tdsl::buildKernelWork(b, loc, lop);
+        if (epilogue) {
+          // It updates the contraction's result, which the contraction's
+          // bytes count already.
+          auto [eflops, ebytes] =
+              tdsl::buildKernelWork(b, loc, epilogue, op->getResult(0));
+          flops = arith::AddFOp::create(b, loc, flops, eflops);
+          bytes = arith::AddFOp::create(b, loc, bytes, ebytes);
+          // Sizes read off the epilogue's result, of the same shape: the
+          // contraction's result keeps the epilogue as its only use.
+          op->getResult(0).replaceUsesWithIf(
+              epilogue->getResult(0),
+              [&](OpOperand &use) { return use.getOwner() != epilogue; });
+        }
       } else {
         flops = arith::ConstantOp::create(b, loc, b.getF64FloatAttr(0.0));
         bytes = flops;

@@ -11,6 +11,7 @@
 // the same: their masks cost x @ A half its time.
 //
 //===----------------------------------------------------------------------===//
+#include "compiler/Codegen/CPU/Epilogue.h"
 #include "compiler/Codegen/CPU/Passes.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
@@ -78,7 +79,10 @@ struct VersionTilesPass : tdsl::impl::VersionTilesBase<VersionTilesPass> {
   }
 
   void version(linalg::LinalgOp op) {
-    OpBuilder b(op);
+    // With an epilogue, the versions go where it is: after the slices it
+    // reads (tdsl-tile-to-forall slices them after the op).
+    linalg::GenericOp epilogue = tdsl::epilogueOf(op);
+    OpBuilder b(epilogue ? epilogue.getOperation() : op.getOperation());
     Location loc = op.getLoc();
     // The run-time size of each parallel loop from the output's dimensions,
     // and the tile size it has in full tiles.
@@ -103,8 +107,10 @@ struct VersionTilesPass : tdsl::impl::VersionTilesBase<VersionTilesPass> {
     if (!full)
       return;
     // The static copy: each operand cast to its type with those sizes.
-    auto refine = [&](Value v, AffineMap map) -> Value {
-      auto type = cast<RankedTensorType>(v.getType());
+    auto refine = [&](Value v, AffineMap map, ArrayRef<int64_t> loopSize) -> Value {
+      auto type = dyn_cast<RankedTensorType>(v.getType());
+      if (!type) // a scalar operand of an epilogue
+        return v;
       SmallVector<int64_t> shape(type.getShape());
       for (unsigned r = 0; r < map.getNumResults(); ++r)
         if (auto d = dyn_cast<AffineDimExpr>(map.getResult(r)))
@@ -113,21 +119,49 @@ struct VersionTilesPass : tdsl::impl::VersionTilesBase<VersionTilesPass> {
       auto refined = RankedTensorType::get(shape, type.getElementType());
       return refined == type ? v : tensor::CastOp::create(b, loc, refined, v).getResult();
     };
-    auto ifOp = scf::IfOp::create(b, loc, op->getResultTypes(), full,
+    // A copy of `linalg` on operands refined by `map`, typed as its init.
+    auto cloneRefined = [&](linalg::LinalgOp linalg, IRMapping &map,
+                            ArrayRef<int64_t> loopSize) {
+      for (OpOperand &operand : linalg->getOpOperands())
+        if (!map.contains(operand.get()))
+          map.map(operand.get(), refine(operand.get(),
+                                        linalg.getMatchingIndexingMap(&operand), loopSize));
+      Operation *copy = b.clone(*linalg, map);
+      copy->getResult(0).setType(copy->getOperand(copy->getNumOperands() - 1).getType());
+      return copy;
+    };
+    // The epilogue in the tile goes with the op: its loops are the result's
+    // dimensions (an identity map), each the size of the op's loop there.
+    Operation *last = epilogue ? epilogue.getOperation() : op.getOperation();
+    auto ifOp = scf::IfOp::create(b, loc, last->getResultTypes(), full,
                                   /*withElseRegion=*/true);
     b.setInsertionPointToStart(ifOp.thenBlock());
     IRMapping map;
-    for (OpOperand &operand : op->getOpOperands())
-      map.map(operand.get(), refine(operand.get(), op.getMatchingIndexingMap(&operand)));
-    Operation *fast = b.clone(*op, map);
-    fast->getResult(0).setType(fast->getOperand(fast->getNumOperands() - 1).getType());
-    Value back = tensor::CastOp::create(b, loc, op->getResult(0).getType(),
+    Operation *fast = cloneRefined(op, map, loopSize);
+    if (epilogue) {
+      SmallVector<int64_t> epilogueSize;
+      for (AffineExpr e : outMap.getResults())
+        epilogueSize.push_back(isa<AffineDimExpr>(e)
+                                   ? loopSize[cast<AffineDimExpr>(e).getPosition()]
+                                   : ShapedType::kDynamic);
+      IRMapping epilogueMap;
+      epilogueMap.map(op->getResult(0), fast->getResult(0));
+      fast = cloneRefined(epilogue, epilogueMap, epilogueSize);
+    }
+    Value back = tensor::CastOp::create(b, loc, last->getResult(0).getType(),
                                         fast->getResult(0));
     scf::YieldOp::create(b, loc, back);
     b.setInsertionPointToStart(ifOp.elseBlock());
     Operation *slow = b.clone(*op);
+    if (epilogue) {
+      IRMapping epilogueMap;
+      epilogueMap.map(op->getResult(0), slow->getResult(0));
+      slow = b.clone(*epilogue, epilogueMap);
+    }
     scf::YieldOp::create(b, loc, slow->getResult(0));
-    op->replaceAllUsesWith(ifOp->getResults());
+    last->replaceAllUsesWith(ifOp->getResults());
+    if (epilogue)
+      epilogue->erase();
     op->erase();
   }
 };

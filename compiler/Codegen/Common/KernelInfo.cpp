@@ -75,7 +75,8 @@ Value numElements(OpBuilder &b, Location loc, Value v) {
 } // namespace
 
 std::pair<Value, Value> tdsl::buildKernelWork(OpBuilder &b, Location loc,
-                                              linalg::LinalgOp op) {
+                                              linalg::LinalgOp op,
+                                              Value skip) {
   // Work = iterations x ops per iteration; iterations from the loop ranges,
   // read off the operands' shapes.
   SmallVector<Range> ranges = op.createLoopRanges(b, loc);
@@ -89,7 +90,7 @@ std::pair<Value, Value> tdsl::buildKernelWork(OpBuilder &b, Location loc,
   Value bytes = arith::ConstantOp::create(b, loc, b.getF64FloatAttr(0.0));
   for (OpOperand &operand : op->getOpOperands()) {
     auto st = dyn_cast<ShapedType>(operand.get().getType());
-    if (!st || !st.getElementType().isIntOrFloat())
+    if (!st || !st.getElementType().isIntOrFloat() || operand.get() == skip)
       continue;
     Value elems = numElements(b, loc, operand.get());
     Value size = arith::ConstantOp::create(

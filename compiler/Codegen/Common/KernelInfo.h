@@ -26,10 +26,12 @@ mlir::Location kernelLoc(mlir::Operation *op, llvm::StringRef kind);
 
 /// The work of a linalg op as f64 values built at the builder's position:
 /// floating-point and integer operations (iterations x arithmetic ops of the
-/// body) and bytes (the sizes of all operands). For the profile.
+/// body) and bytes (the sizes of all operands but `skip`, a value another
+/// op of the same kernel already moves). For the profile.
 std::pair<mlir::Value, mlir::Value> buildKernelWork(mlir::OpBuilder &b,
                                                     mlir::Location loc,
-                                                    mlir::linalg::LinalgOp op);
+                                                    mlir::linalg::LinalgOp op,
+                                                    mlir::Value skip = {});
 
 /// Whether a buffer of `type` may be large enough to exhaust memory (dynamic
 /// size, or at least 1 MiB): its allocation reports the DSL line when it

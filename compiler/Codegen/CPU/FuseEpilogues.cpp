@@ -1,0 +1,112 @@
+//===- FuseEpilogues.cpp - element-wise updates of a contraction's result --===//
+#include "compiler/Codegen/CPU/Epilogue.h"
+#include "compiler/Codegen/CPU/Passes.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Transforms/RegionUtils.h"
+
+namespace tdsl {
+#define GEN_PASS_DEF_FUSEEPILOGUES
+#include "compiler/Codegen/CPU/Passes.h.inc"
+} // namespace tdsl
+
+using namespace mlir;
+
+namespace {
+
+/// Whether `v`, an operand of an op in `op`'s block, is defined before
+/// `op` (values of enclosing blocks are).
+bool availableBefore(Value v, Operation *op) {
+  Operation *def = v.getDefiningOp();
+  return !def || def->getBlock() != op->getBlock() || def->isBeforeInBlock(op);
+}
+
+/// The element-wise op that reads `op`'s result, when it can run in `op`'s
+/// tiles: every loop parallel, the result its only use, read element for
+/// element, and its other operands (and the values its body captures)
+/// defined before `op`.
+linalg::GenericOp epilogueCandidate(linalg::LinalgOp op) {
+  if (!op.hasPureTensorSemantics() || isa<linalg::FillOp>(op) ||
+      op->getNumResults() != 1 || op.getNumReductionLoops() == 0 ||
+      op.getNumParallelLoops() == 0 || !op->getResult(0).hasOneUse())
+    return {};
+  OpOperand &use = *op->getResult(0).getUses().begin();
+  auto consumer = dyn_cast<linalg::GenericOp>(use.getOwner());
+  if (!consumer || consumer->getBlock() != op->getBlock() ||
+      !consumer.hasPureTensorSemantics() || consumer.getNumDpsInits() != 1 ||
+      consumer.getNumLoops() != consumer.getNumParallelLoops() ||
+      !consumer.getMatchingIndexingMap(&use).isIdentity() ||
+      !consumer.getMatchingIndexingMap(consumer.getDpsInitOperand(0)).isIdentity() ||
+      consumer->getResult(0).getType() != op->getResult(0).getType())
+    return {};
+  for (OpOperand &operand : consumer->getOpOperands())
+    if (&operand != &use && !availableBefore(operand.get(), op))
+      return {};
+  // The body's captured values too (a scalar computed in between).
+  SetVector<Value> captured;
+  getUsedValuesDefinedAbove(consumer.getRegion(), captured);
+  if (!llvm::all_of(captured, [&](Value v) { return availableBefore(v, op); }))
+    return {};
+  return consumer;
+}
+
+/// `consumer` computing into `input`'s tensor (the contraction's result)
+/// instead of its own new tensor, which it does not read: `x @ w + b` as
+/// tdsl-update-in-place leaves it when the new tensor is shared.
+linalg::GenericOp computeInto(RewriterBase &rw, linalg::GenericOp consumer,
+                              OpOperand &input) {
+  OpOperand *init = consumer.getDpsInitOperand(0);
+  if (!init->get().getDefiningOp<tensor::EmptyOp>() ||
+      consumer.payloadUsesValueFromOperand(init))
+    return {};
+  SmallVector<Value> inputs;
+  SmallVector<AffineMap> maps;
+  for (OpOperand *in : consumer.getDpsInputOperands())
+    if (in != &input) {
+      inputs.push_back(in->get());
+      maps.push_back(consumer.getMatchingIndexingMap(in));
+    }
+  maps.push_back(consumer.getMatchingIndexingMap(init));
+  rw.setInsertionPoint(consumer);
+  auto updated = linalg::GenericOp::create(
+      rw, consumer.getLoc(), consumer->getResultTypes(), inputs,
+      ValueRange{input.get()}, maps, consumer.getIteratorTypesArray());
+  updated->setDiscardableAttrs(consumer->getDiscardableAttrDictionary());
+  rw.inlineRegionBefore(consumer.getRegion(), updated.getRegion(),
+                        updated.getRegion().end());
+  Block &body = updated.getRegion().front();
+  unsigned arg = input.getOperandNumber();
+  rw.replaceAllUsesWith(body.getArgument(arg), body.getArguments().back());
+  body.eraseArgument(arg);
+  rw.replaceOp(consumer, updated->getResults());
+  return updated;
+}
+
+struct FuseEpiloguesPass : tdsl::impl::FuseEpiloguesBase<FuseEpiloguesPass> {
+  void runOnOperation() override {
+    SmallVector<linalg::LinalgOp> ops;
+    getOperation().walk([&](linalg::LinalgOp op) {
+      if (!op->getParentOfType<scf::ForallOp>() &&
+          !op->getParentOfType<linalg::LinalgOp>())
+        ops.push_back(op);
+    });
+    IRRewriter rw(&getContext());
+    for (linalg::LinalgOp op : ops) {
+      linalg::GenericOp consumer = epilogueCandidate(op);
+      if (!consumer)
+        continue;
+      OpOperand &use = *op->getResult(0).getUses().begin();
+      if (&use != consumer.getDpsInitOperand(0))
+        consumer = computeInto(rw, consumer, use);
+      if (!consumer)
+        continue;
+      // Right after the contraction: nothing runs between the two.
+      consumer->moveAfter(op);
+      consumer->setAttr(tdsl::kEpilogueAttr, rw.getUnitAttr());
+    }
+  }
+};
+
+} // namespace

@@ -1,0 +1,185 @@
+// An element-wise op that updates a contraction's result (a bias, an
+// activation) is marked as its epilogue and moved right after it
+// (tdsl-fuse-epilogues); the later passes keep the two together: one timed
+// kernel, the epilogue computed in each tile of the contraction, and the
+// two versioned together for full and partial tiles.
+//
+// RUN: tdsl-opt %s --tdsl-fuse-epilogues --split-input-file | FileCheck %s
+// RUN: tdsl-opt %s --tdsl-fuse-epilogues --tdsl-time-kernels --split-input-file | FileCheck %s --check-prefix=TIME
+// RUN: tdsl-opt %s --tdsl-fuse-epilogues --tdsl-time-kernels --canonicalize --split-input-file | FileCheck %s --check-prefix=WORK
+// RUN: tdsl-opt %s --tdsl-fuse-epilogues --tdsl-tile-to-forall --split-input-file | FileCheck %s --check-prefix=TILE
+// RUN: tdsl-opt %s --tdsl-fuse-epilogues --tdsl-tile-to-forall --canonicalize --tdsl-version-tiles --split-input-file | FileCheck %s --check-prefix=VERSION
+
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#col = affine_map<(d0, d1) -> (d1)>
+
+// The epilogue computes into the product's result already (as
+// tdsl-update-in-place leaves it): marked, and moved before the fill that
+// stood between them.
+// CHECK-LABEL: func.func @in_place(
+// CHECK: %[[C:.*]] = linalg.matmul
+// CHECK-NEXT: %[[H:.*]] = linalg.generic {{.*}} ins(%{{.*}} : tensor<96xf32>) outs(%[[C]] : tensor<128x96xf32>) attrs = {tdsl.epilogue}
+// CHECK: linalg.fill
+// CHECK: return %[[H]]
+// One kernel: begin before the product, end after the epilogue, with the
+// work of both (128 x 96 x 64 x 2 + 128 x 96 x 2 operations; the product's
+// bytes and the bias's, the result counted once).
+// TIME-LABEL: func.func @in_place(
+// TIME: call @tdsl_kernel_begin
+// TIME-NEXT: linalg.matmul
+// TIME-NEXT: linalg.generic
+// TIME-NOT: tdsl_kernel_begin
+// TIME: call @tdsl_kernel_end
+// TIME-NOT: tdsl_kernel_begin
+// TIME: return
+// WORK-LABEL: func.func @in_place(
+// WORK-DAG: %[[FLOPS:.*]] = arith.constant 1.597440e+06 : f64
+// WORK-DAG: %[[BYTES:.*]] = arith.constant 1.068800e+05 : f64
+// WORK: call @tdsl_kernel_end(%{{.*}}, %{{.*}}, %[[FLOPS]], %[[BYTES]])
+// One parallel loop whose tile computes the product, then the epilogue on
+// that tile and the bias's slice, and inserts the result.
+// TILE-LABEL: func.func @in_place(
+// TILE: scf.forall (%[[I:.*]], %[[J:.*]]) = (0, 0) to (128, 96) step (32, 32) shared_outs(%[[OUT:.*]] = %{{.*}})
+// TILE: %[[T:.*]] = linalg.matmul
+// TILE: %[[B:.*]] = tensor.extract_slice %{{.*}}[%[[J]]] [32] [1] : tensor<96xf32> to tensor<32xf32>
+// TILE: %[[E:.*]] = linalg.generic {{.*}} ins(%[[B]] : tensor<32xf32>) outs(%[[T]] : tensor<32x32xf32>) attrs = {tdsl.epilogue}
+// TILE: tensor.parallel_insert_slice %[[E]] into %[[OUT]][%[[I]], %[[J]]]
+// TILE-NOT: linalg.generic
+// TILE: return
+func.func @in_place(%a: tensor<128x64xf32>, %b: tensor<64x96xf32>, %bias: tensor<96xf32>) -> (tensor<128x96xf32>, tensor<4xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<128x96xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<128x96xf32>) -> tensor<128x96xf32>
+  %c = linalg.matmul ins(%a, %b : tensor<128x64xf32>, tensor<64x96xf32>) outs(%f : tensor<128x96xf32>) -> tensor<128x96xf32>
+  %e2 = tensor.empty() : tensor<4xf32>
+  %other = linalg.fill ins(%zero : f32) outs(%e2 : tensor<4xf32>) -> tensor<4xf32>
+  %h = linalg.generic {indexing_maps = [#col, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%bias : tensor<96xf32>) outs(%c : tensor<128x96xf32>) {
+  ^bb0(%x: f32, %acc: f32):
+    %s = arith.addf %acc, %x : f32
+    %r = arith.maximumf %s, %zero : f32
+    linalg.yield %r : f32
+  } -> tensor<128x96xf32>
+  return %h, %other : tensor<128x96xf32>, tensor<4xf32>
+}
+
+// -----
+
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#col = affine_map<(d0, d1) -> (d1)>
+
+// An epilogue that reads the product as an input and writes a new tensor
+// it does not read computes into the product's result instead.
+// CHECK-LABEL: func.func @into_result(
+// CHECK: %[[C:.*]] = linalg.matmul
+// CHECK-NEXT: %[[H:.*]] = linalg.generic {indexing_maps = [#{{.*}}, #{{.*}}], iterator_types = ["parallel", "parallel"]} ins(%{{.*}} : tensor<96xf32>) outs(%[[C]] : tensor<128x96xf32>) attrs = {tdsl.epilogue}
+// CHECK-NEXT: ^bb0(%[[X:.*]]: f32, %[[ACC:.*]]: f32):
+// CHECK-NEXT: arith.subf %[[ACC]], %[[X]] : f32
+// CHECK: return %[[H]]
+func.func @into_result(%a: tensor<128x64xf32>, %b: tensor<64x96xf32>, %bias: tensor<96xf32>) -> tensor<128x96xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<128x96xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<128x96xf32>) -> tensor<128x96xf32>
+  %c = linalg.matmul ins(%a, %b : tensor<128x64xf32>, tensor<64x96xf32>) outs(%f : tensor<128x96xf32>) -> tensor<128x96xf32>
+  %h = linalg.generic {indexing_maps = [#id, #col, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%c, %bias : tensor<128x96xf32>, tensor<96xf32>) outs(%e : tensor<128x96xf32>) {
+  ^bb0(%p: f32, %x: f32, %unused: f32):
+    %s = arith.subf %p, %x : f32
+    linalg.yield %s : f32
+  } -> tensor<128x96xf32>
+  return %h : tensor<128x96xf32>
+}
+
+// -----
+
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#tr = affine_map<(d0, d1) -> (d1, d0)>
+#col = affine_map<(d0, d1) -> (d1)>
+#row = affine_map<(d0, d1) -> (d0)>
+
+// Left alone: a product used twice; a consumer that reads it transposed; a
+// consumer with an operand computed after the product; a consumer that
+// reduces.
+// CHECK-LABEL: func.func @left_alone(
+// CHECK-NOT: tdsl.epilogue
+// CHECK: return
+func.func @left_alone(%a: tensor<64x64xf32>, %b: tensor<64x64xf32>) -> (tensor<64x64xf32>, tensor<64x64xf32>, tensor<64x64xf32>, tensor<64x64xf32>, tensor<64xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<64x64xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<64x64xf32>) -> tensor<64x64xf32>
+  %twice = linalg.matmul ins(%a, %b : tensor<64x64xf32>, tensor<64x64xf32>) outs(%f : tensor<64x64xf32>) -> tensor<64x64xf32>
+  %t1 = linalg.generic {indexing_maps = [#id], iterator_types = ["parallel", "parallel"]} outs(%twice : tensor<64x64xf32>) {
+  ^bb0(%acc: f32):
+    %r = arith.maximumf %acc, %zero : f32
+    linalg.yield %r : f32
+  } -> tensor<64x64xf32>
+  %c2 = linalg.matmul ins(%b, %a : tensor<64x64xf32>, tensor<64x64xf32>) outs(%f : tensor<64x64xf32>) -> tensor<64x64xf32>
+  %t2 = linalg.generic {indexing_maps = [#tr, #id], iterator_types = ["parallel", "parallel"]} ins(%c2 : tensor<64x64xf32>) outs(%e : tensor<64x64xf32>) {
+  ^bb0(%p: f32, %unused: f32):
+    linalg.yield %p : f32
+  } -> tensor<64x64xf32>
+  %c3 = linalg.matmul ins(%a, %a : tensor<64x64xf32>, tensor<64x64xf32>) outs(%f : tensor<64x64xf32>) -> tensor<64x64xf32>
+  %late = arith.addf %zero, %zero : f32
+  %t3 = linalg.generic {indexing_maps = [#id], iterator_types = ["parallel", "parallel"]} outs(%c3 : tensor<64x64xf32>) {
+  ^bb0(%acc: f32):
+    %r = arith.addf %acc, %late : f32
+    linalg.yield %r : f32
+  } -> tensor<64x64xf32>
+  %c4 = linalg.matmul ins(%b, %b : tensor<64x64xf32>, tensor<64x64xf32>) outs(%f : tensor<64x64xf32>) -> tensor<64x64xf32>
+  %e1 = tensor.empty() : tensor<64xf32>
+  %f1 = linalg.fill ins(%zero : f32) outs(%e1 : tensor<64xf32>) -> tensor<64xf32>
+  %t4 = linalg.generic {indexing_maps = [#id, #row], iterator_types = ["parallel", "reduction"]} ins(%c4 : tensor<64x64xf32>) outs(%f1 : tensor<64xf32>) {
+  ^bb0(%p: f32, %acc: f32):
+    %r = arith.addf %acc, %p : f32
+    linalg.yield %r : f32
+  } -> tensor<64xf32>
+  return %twice, %t1, %t2, %t3, %t4 : tensor<64x64xf32>, tensor<64x64xf32>, tensor<64x64xf32>, tensor<64x64xf32>, tensor<64xf32>
+}
+
+// -----
+
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#col = affine_map<(d0, d1) -> (d1)>
+#scalar = affine_map<(d0, d1) -> ()>
+
+// Run-time shapes: each copy of the product (tiles of 256, or of 64 when
+// there are too few) takes a copy of the epilogue, and in each tile the
+// full-tile version runs both on static types (a scalar operand as it is).
+// TILE-LABEL: func.func @dynamic(
+// TILE: %[[V:.*]] = scf.if %{{.*}} -> (tensor<?x?xf32>) {
+// TILE: scf.forall {{.*}} step (256, 256)
+// TILE: linalg.matmul
+// TILE: linalg.generic {{.*}} attrs = {tdsl.epilogue}
+// TILE: } else {
+// TILE: scf.forall {{.*}} step (64, 64)
+// TILE: linalg.matmul {tdsl.small_tiles}
+// TILE: linalg.generic {{.*}} attrs = {tdsl.epilogue}
+// TILE: return %[[V]]
+// VERSION-LABEL: func.func @dynamic(
+// VERSION: scf.forall {{.*}} step (256, 256)
+// VERSION: scf.if %{{.*}} -> (tensor<?x?xf32>) {
+// VERSION: %[[S:.*]] = linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<256x?xf32>, tensor<?x256xf32>) outs(%{{.*}} : tensor<256x256xf32>) -> tensor<256x256xf32>
+// VERSION: %[[E:.*]] = linalg.generic {{.*}} ins(%{{.*}}, %{{.*}} : tensor<256xf32>, f32) outs(%[[S]] : tensor<256x256xf32>) attrs = {tdsl.epilogue}
+// VERSION: tensor.cast %[[E]] : tensor<256x256xf32> to tensor<?x?xf32>
+// VERSION: } else {
+// VERSION: %[[D:.*]] = linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<?x?xf32>, tensor<?x?xf32>) outs(%{{.*}} : tensor<?x?xf32>) -> tensor<?x?xf32>
+// VERSION: linalg.generic {{.*}} ins(%{{.*}}, %{{.*}} : tensor<?xf32>, f32) outs(%[[D]] : tensor<?x?xf32>) attrs = {tdsl.epilogue}
+func.func @dynamic(%a: tensor<?x?xf32>, %b: tensor<?x?xf32>, %bias: tensor<?xf32>, %scale: f32) -> tensor<?x?xf32> {
+  %zero = arith.constant 0.0 : f32
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %m = tensor.dim %a, %c0 : tensor<?x?xf32>
+  %n = tensor.dim %b, %c1 : tensor<?x?xf32>
+  %e = tensor.empty(%m, %n) : tensor<?x?xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<?x?xf32>) -> tensor<?x?xf32>
+  %c = linalg.matmul ins(%a, %b : tensor<?x?xf32>, tensor<?x?xf32>) outs(%f : tensor<?x?xf32>) -> tensor<?x?xf32>
+  %h = linalg.generic {indexing_maps = [#col, #scalar, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%bias, %scale : tensor<?xf32>, f32) outs(%c : tensor<?x?xf32>) {
+  ^bb0(%x: f32, %k: f32, %acc: f32):
+    %s = arith.addf %acc, %x : f32
+    %sk = arith.mulf %s, %k : f32
+    %r = arith.maximumf %sk, %zero : f32
+    linalg.yield %r : f32
+  } -> tensor<?x?xf32>
+  return %h : tensor<?x?xf32>
+}
