@@ -11,6 +11,7 @@
 #include "mlir/Dialect/SCF/Transforms/TileUsingInterface.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "llvm/ADT/SmallBitVector.h"
 
 namespace tdsl {
 #define GEN_PASS_DEF_VECTORIZE
@@ -88,6 +89,99 @@ Operation *asNamedContraction(RewriterBase &rw, linalg::GenericOp generic) {
   return contract;
 }
 
+
+/// `op` without its reduction loops of one step that appear in compound
+/// subscripts, when that makes every
+/// indexing map a projected permutation: a convolution's register tile,
+/// whose window loops step once per tile, reads x[n, c, i + di, j + dj] with
+/// di = dj = 0, i.e. x[n, c, i, j], and becomes a contraction the
+/// vectorizer takes (a window read is not a projected permutation, and the
+/// tile stayed scalar). Operand dimensions left indexed by a constant 0
+/// (size 1) are collapsed away. Null when it does not apply.
+linalg::GenericOp dropUnitWindowLoops(RewriterBase &rw, linalg::GenericOp op) {
+  SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+  if (llvm::all_of(maps, [](AffineMap m) { return m.isProjectedPermutation(); }) ||
+      !op.getBody()->getOps<linalg::IndexOp>().empty() || op.getNumDpsInits() != 1)
+    return {};
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  SmallVector<utils::IteratorType> iters = op.getIteratorTypesArray();
+  MLIRContext *ctx = op.getContext();
+  // The loops in compound subscripts (di in i + di); the others stay, so
+  // that a reduction loop pairs the operands of a contraction.
+  llvm::SmallBitVector inSums(ranges.size());
+  for (AffineMap map : maps)
+    for (AffineExpr e : map.getResults())
+      if (!isa<AffineDimExpr>(e))
+        e.walk([&](AffineExpr sub) {
+          if (auto d = dyn_cast<AffineDimExpr>(sub))
+            inSums.set(d.getPosition());
+        });
+  SmallVector<AffineExpr> replace;
+  SmallVector<utils::IteratorType> kept;
+  for (unsigned d = 0; d < ranges.size(); ++d) {
+    if (iters[d] == utils::IteratorType::reduction && ranges[d] == 1 && inSums[d]) {
+      replace.push_back(getAffineConstantExpr(0, ctx));
+    } else {
+      replace.push_back(getAffineDimExpr(kept.size(), ctx));
+      kept.push_back(iters[d]);
+    }
+  }
+  if (kept.size() == ranges.size())
+    return {};
+  // Each new map: loops (each at most once) and zeros on dimensions of one.
+  SmallVector<AffineMap> newMaps;
+  SmallVector<SmallVector<ReassociationIndices>> collapse(maps.size());
+  llvm::SmallBitVector seen(kept.size());
+  for (auto [i, map] : llvm::enumerate(maps)) {
+    AffineMap m = simplifyAffineMap(
+        map.replaceDimsAndSymbols(replace, {}, kept.size(), 0));
+    auto type = dyn_cast<RankedTensorType>(op->getOperand(i).getType());
+    SmallVector<AffineExpr> results;
+    ReassociationIndices group;
+    for (auto [r, e] : llvm::enumerate(m.getResults())) {
+      group.push_back(r);
+      if (auto c = dyn_cast<AffineConstantExpr>(e)) {
+        if (c.getValue() != 0 || !type || type.getDimSize(r) != 1 ||
+            i + 1 == maps.size()) // the init keeps its shape
+          return {};
+        continue;
+      }
+      auto d = dyn_cast<AffineDimExpr>(e);
+      if (!d)
+        return {};
+      seen.set(d.getPosition());
+      results.push_back(e);
+      collapse[i].push_back(group);
+      group.clear();
+    }
+    // Trailing unit dimensions join the last group.
+    if (!group.empty() && !collapse[i].empty())
+      collapse[i].back().append(group.begin(), group.end());
+    else if (!group.empty() && results.empty())
+      collapse[i].clear(); // all of them: a 0-d tensor
+    newMaps.push_back(AffineMap::get(kept.size(), 0, results, ctx));
+    if (!newMaps.back().isProjectedPermutation())
+      return {};
+  }
+  if (!seen.all())
+    return {};
+  rw.setInsertionPoint(op);
+  SmallVector<Value> inputs;
+  for (OpOperand *in : op.getDpsInputOperands()) {
+    Value v = in->get();
+    auto type = dyn_cast<RankedTensorType>(v.getType());
+    unsigned i = in->getOperandNumber();
+    if (type && newMaps[i].getNumResults() != maps[i].getNumResults())
+      v = tensor::CollapseShapeOp::create(rw, op.getLoc(), v, collapse[i]);
+    inputs.push_back(v);
+  }
+  auto dropped = linalg::GenericOp::create(
+      rw, op.getLoc(), op->getResultTypes(), inputs, op.getDpsInits(), newMaps, kept);
+  dropped->setDiscardableAttrs(op->getDiscardableAttrDictionary());
+  rw.inlineRegionBefore(op.getRegion(), dropped.getRegion(), dropped.getRegion().end());
+  rw.replaceOp(op, dropped->getResults());
+  return dropped;
+}
 
 /// The value a masked-off lane must hold in a float max/min reduction; null
 /// for other kinds. MLIR 22's mask lowering fills masked lanes of a
@@ -304,6 +398,46 @@ struct VectorizePass : tdsl::impl::VectorizeBase<VectorizePass> {
     return cast<linalg::LinalgOp>(tiled->tiledOps.front());
   }
 
+  /// Marks the parts of a split op (their reductions are blocked already).
+  static constexpr llvm::StringLiteral kSplitAttr = "tdsl.register_split";
+
+  /// A contraction's static loop that its register tile does not divide
+  /// (a convolution's 56 columns in tiles of 32) would end in a masked
+  /// tile, whose loads and stores are slow and whose window reads do not
+  /// vectorize with masks at all: the op is split there into the part the
+  /// tile divides and a static remainder narrower than a tile. Returns the
+  /// two parts, or none.
+  std::optional<std::pair<linalg::LinalgOp, linalg::LinalgOp>>
+  splitAtRegisterTiles(RewriterBase &rw, linalg::LinalgOp op, ArrayRef<int64_t> sizes) {
+    if (op.getNumReductionLoops() == 0 || op.getNumParallelLoops() < 2)
+      return std::nullopt;
+    SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+    int64_t lanes = lanesFor(op);
+    for (unsigned d = 0; d < sizes.size(); ++d) {
+      int64_t r = ranges[d], t = sizes[d];
+      if (t <= 1 || ShapedType::isDynamic(r))
+        continue;
+      // The vectors' loop also splits a remainder at whole vectors: LLVM
+      // builds a vector of 24 floats lane by lane through the stack
+      // (1024 x 56 columns of a convolution ran at a third of the speed).
+      if (r < t && t >= 2 * lanes && r > lanes)
+        t = lanes;
+      if (r <= t || r % t == 0)
+        continue;
+      rw.setInsertionPoint(op);
+      auto [first, second] = linalg::splitOp(
+          rw, cast<TilingInterface>(op.getOperation()), d, rw.getIndexAttr(r / t * t));
+      auto a = dyn_cast_or_null<linalg::LinalgOp>(first.getOperation());
+      auto b = dyn_cast_or_null<linalg::LinalgOp>(second.getOperation());
+      if (!a || !b)
+        return std::nullopt;
+      a->setAttr(kSplitAttr, rw.getUnitAttr());
+      b->setAttr(kSplitAttr, rw.getUnitAttr());
+      return std::make_pair(a, b);
+    }
+    return std::nullopt;
+  }
+
   void runOnOperation() override {
     func::FuncOp fn = getOperation();
     SmallVector<linalg::LinalgOp> ops;
@@ -312,11 +446,20 @@ struct VectorizePass : tdsl::impl::VectorizeBase<VectorizePass> {
         ops.push_back(op);
     });
     IRRewriter rw(&getContext());
-    for (linalg::LinalgOp op : ops) {
-      op = reductionsFirst(rw, op);
-      op = blockReduction(rw, op);
+    SmallVector<linalg::LinalgOp> work(llvm::reverse(ops));
+    while (!work.empty()) {
+      linalg::LinalgOp op = work.pop_back_val();
+      if (!op->hasAttr(kSplitAttr)) {
+        op = reductionsFirst(rw, op);
+        op = blockReduction(rw, op);
+      }
       SmallVector<int64_t> sizes = registerTile(op);
       SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+      if (auto parts = splitAtRegisterTiles(rw, op, sizes)) {
+        work.push_back(parts->second);
+        work.push_back(parts->first);
+        continue;
+      }
       // Loops already no larger than the tile need no scf.for.
       SmallVector<OpFoldResult> tileSizes;
       bool needTiling = false;
@@ -382,6 +525,9 @@ struct VectorizePass : tdsl::impl::VectorizeBase<VectorizePass> {
       // step, not one per iteration; such a reduction stays scalar.
       if (hasConstantReductionLoop(targetOp))
         continue;
+      if (auto generic = dyn_cast<linalg::GenericOp>(target))
+        if (linalg::GenericOp dropped = dropUnitWindowLoops(rw, generic))
+          target = dropped;
       if (auto generic = dyn_cast<linalg::GenericOp>(target))
         if (Operation *named = asNamedContraction(rw, generic))
           target = named;
