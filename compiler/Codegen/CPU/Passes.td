@@ -218,8 +218,14 @@ def Vectorize : Pass<"tdsl-vectorize", "mlir::func::FuncOp"> {
     contraction whose one reduction loop is longer than `reduction-block`
     first runs in blocks of that many steps (an `scf.for` carrying the
     output), so that the rows of A and the columns of B that a block's
-    register tiles read stay in the cache across them. Ops that do not meet
-    the vectorizer's preconditions stay scalar.
+    register tiles read stay in the cache across them. A contraction's
+    static loop that its register tile does not divide is split into whole
+    tiles, then whole vectors, and a static remainder (56 columns: 32, 16,
+    8), so no tile is masked. A register tile of a convolution, whose
+    window loops take one step there, drops them from its subscripts
+    (`x[n, c, i + di, j + dj]` reads `x[n, c, i, j]`), so it is a
+    contraction too. Ops that do not meet the vectorizer's preconditions
+    stay scalar.
 
     ```mlir
     // before (inside a 64x64 scf.forall tile)
