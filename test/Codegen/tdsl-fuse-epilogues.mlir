@@ -14,12 +14,16 @@
 #col = affine_map<(d0, d1) -> (d1)>
 
 // The epilogue computes into the product's result already (as
-// tdsl-update-in-place leaves it): marked, and moved before the fill that
-// stood between them.
+// tdsl-update-in-place leaves it): marked, and the product moves down to it,
+// past a fill, a check of the bias's extent and a scalar the epilogue's
+// body reads, which all still run first.
 // CHECK-LABEL: func.func @in_place(
-// CHECK: %[[C:.*]] = linalg.matmul
+// CHECK: linalg.fill {{.*}} -> tensor<4xf32>
+// CHECK: scf.if
+// CHECK: call @fatal()
+// CHECK: arith.mulf
+// CHECK-NEXT: %[[C:.*]] = linalg.matmul
 // CHECK-NEXT: %[[H:.*]] = linalg.generic {{.*}} ins(%{{.*}} : tensor<96xf32>) outs(%[[C]] : tensor<128x96xf32>) attrs = {tdsl.epilogue}
-// CHECK: linalg.fill
 // CHECK: return %[[H]]
 // One kernel: begin before the product, end after the epilogue, with the
 // work of both (128 x 96 x 64 x 2 + 128 x 96 x 2 operations; the product's
@@ -46,18 +50,23 @@
 // TILE: tensor.parallel_insert_slice %[[E]] into %[[OUT]][%[[I]], %[[J]]]
 // TILE-NOT: linalg.generic
 // TILE: return
-func.func @in_place(%a: tensor<128x64xf32>, %b: tensor<64x96xf32>, %bias: tensor<96xf32>) -> (tensor<128x96xf32>, tensor<4xf32>) {
+func.func private @fatal()
+func.func @in_place(%a: tensor<128x64xf32>, %b: tensor<64x96xf32>, %bias: tensor<96xf32>, %bad: i1) -> (tensor<128x96xf32>, tensor<4xf32>) {
   %zero = arith.constant 0.0 : f32
   %e = tensor.empty() : tensor<128x96xf32>
   %f = linalg.fill ins(%zero : f32) outs(%e : tensor<128x96xf32>) -> tensor<128x96xf32>
   %c = linalg.matmul ins(%a, %b : tensor<128x64xf32>, tensor<64x96xf32>) outs(%f : tensor<128x96xf32>) -> tensor<128x96xf32>
   %e2 = tensor.empty() : tensor<4xf32>
   %other = linalg.fill ins(%zero : f32) outs(%e2 : tensor<4xf32>) -> tensor<4xf32>
+  scf.if %bad {
+    func.call @fatal() : () -> ()
+  }
+  %two = arith.mulf %zero, %zero : f32
   %h = linalg.generic {indexing_maps = [#col, #id], iterator_types = ["parallel", "parallel"]}
       ins(%bias : tensor<96xf32>) outs(%c : tensor<128x96xf32>) {
   ^bb0(%x: f32, %acc: f32):
     %s = arith.addf %acc, %x : f32
-    %r = arith.maximumf %s, %zero : f32
+    %r = arith.maximumf %s, %two : f32
     linalg.yield %r : f32
   } -> tensor<128x96xf32>
   return %h, %other : tensor<128x96xf32>, tensor<4xf32>
@@ -98,11 +107,11 @@ func.func @into_result(%a: tensor<128x64xf32>, %b: tensor<64x96xf32>, %bias: ten
 #row = affine_map<(d0, d1) -> (d0)>
 
 // Left alone: a product used twice; a consumer that reads it transposed; a
-// consumer with an operand computed after the product; a consumer that
-// reduces.
+// consumer whose body has a side effect; a consumer that reduces.
 // CHECK-LABEL: func.func @left_alone(
 // CHECK-NOT: tdsl.epilogue
 // CHECK: return
+func.func private @effect()
 func.func @left_alone(%a: tensor<64x64xf32>, %b: tensor<64x64xf32>) -> (tensor<64x64xf32>, tensor<64x64xf32>, tensor<64x64xf32>, tensor<64x64xf32>, tensor<64xf32>) {
   %zero = arith.constant 0.0 : f32
   %e = tensor.empty() : tensor<64x64xf32>
@@ -119,11 +128,10 @@ func.func @left_alone(%a: tensor<64x64xf32>, %b: tensor<64x64xf32>) -> (tensor<6
     linalg.yield %p : f32
   } -> tensor<64x64xf32>
   %c3 = linalg.matmul ins(%a, %a : tensor<64x64xf32>, tensor<64x64xf32>) outs(%f : tensor<64x64xf32>) -> tensor<64x64xf32>
-  %late = arith.addf %zero, %zero : f32
   %t3 = linalg.generic {indexing_maps = [#id], iterator_types = ["parallel", "parallel"]} outs(%c3 : tensor<64x64xf32>) {
   ^bb0(%acc: f32):
-    %r = arith.addf %acc, %late : f32
-    linalg.yield %r : f32
+    func.call @effect() : () -> ()
+    linalg.yield %acc : f32
   } -> tensor<64x64xf32>
   %c4 = linalg.matmul ins(%b, %b : tensor<64x64xf32>, tensor<64x64xf32>) outs(%f : tensor<64x64xf32>) -> tensor<64x64xf32>
   %e1 = tensor.empty() : tensor<64xf32>

@@ -37,7 +37,8 @@ LogicalResult tdsl::fuseEpilogue(RewriterBase &rw, scf::ForallOp forall,
                     [](OpFoldResult s) { return isOneInteger(s); }))
     return failure();
   // The epilogue's other operands are defined before the contraction
-  // (tdsl-fuse-epilogues): a tile can slice them.
+  // (tdsl-fuse-epilogues moves it right before the epilogue): a tile can
+  // slice them.
   for (Value v : epilogue->getOperands())
     if (Operation *def = v.getDefiningOp();
         v != forall->getResult(0) && def && def->getBlock() == forall->getBlock() &&
@@ -52,9 +53,13 @@ LogicalResult tdsl::fuseEpilogue(RewriterBase &rw, scf::ForallOp forall,
   FailureOr<TilingResult> tiled = cast<TilingInterface>(copy).getTiledImplementation(
       rw, insert.getMixedOffsets(), insert.getMixedSizes());
   auto cleanup = [&](TilingResult *t) {
-    if (t)
+    if (t) {
       for (Operation *op : llvm::reverse(t->tiledOps))
         rw.eraseOp(op);
+      for (Operation *op : llvm::reverse(t->generatedSlices))
+        if (op->use_empty())
+          rw.eraseOp(op);
+    }
     rw.eraseOp(copy);
   };
   if (failed(tiled) || tiled->tiledOps.size() != 1 ||

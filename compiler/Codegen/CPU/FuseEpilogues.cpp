@@ -5,7 +5,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
-#include "mlir/Transforms/RegionUtils.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 
 namespace tdsl {
 #define GEN_PASS_DEF_FUSEEPILOGUES
@@ -16,21 +16,11 @@ using namespace mlir;
 
 namespace {
 
-/// Whether `v`, an operand of an op in `op`'s block, is defined before
-/// `op` (values of enclosing blocks are).
-bool availableBefore(Value v, Operation *op) {
-  Operation *def = v.getDefiningOp();
-  return !def || def->getBlock() != op->getBlock() || def->isBeforeInBlock(op);
-}
-
 /// The element-wise op that reads `op`'s result, when it can run in `op`'s
 /// tiles: every loop parallel, the result its only use, read element for
-/// element, and its other operands (and the values its body captures)
-/// defined before `op`.
+/// element, and a body without side effects.
 linalg::GenericOp epilogueCandidate(linalg::LinalgOp op) {
-  if (!op.hasPureTensorSemantics() || isa<linalg::FillOp>(op) ||
-      op->getNumResults() != 1 || op.getNumReductionLoops() == 0 ||
-      op.getNumParallelLoops() == 0 || !op->getResult(0).hasOneUse())
+  if (!op->getResult(0).hasOneUse())
     return {};
   OpOperand &use = *op->getResult(0).getUses().begin();
   auto consumer = dyn_cast<linalg::GenericOp>(use.getOwner());
@@ -41,15 +31,11 @@ linalg::GenericOp epilogueCandidate(linalg::LinalgOp op) {
       !consumer.getMatchingIndexingMap(consumer.getDpsInitOperand(0)).isIdentity() ||
       consumer->getResult(0).getType() != op->getResult(0).getType())
     return {};
-  for (OpOperand &operand : consumer->getOpOperands())
-    if (&operand != &use && !availableBefore(operand.get(), op))
-      return {};
-  // The body's captured values too (a scalar computed in between).
-  SetVector<Value> captured;
-  getUsedValuesDefinedAbove(consumer.getRegion(), captured);
-  if (!llvm::all_of(captured, [&](Value v) { return availableBefore(v, op); }))
-    return {};
-  return consumer;
+  bool pure = true;
+  consumer.getBody()->walk([&](Operation *inner) {
+    pure &= isa<linalg::YieldOp>(inner) || isMemoryEffectFree(inner);
+  });
+  return pure ? consumer : linalg::GenericOp();
 }
 
 /// `consumer` computing into `input`'s tensor (the contraction's result)
@@ -87,8 +73,12 @@ linalg::GenericOp computeInto(RewriterBase &rw, linalg::GenericOp consumer,
 struct FuseEpiloguesPass : tdsl::impl::FuseEpiloguesBase<FuseEpiloguesPass> {
   void runOnOperation() override {
     SmallVector<linalg::LinalgOp> ops;
+    // Contractions only: the consumers that computeInto replaces are not
+    // among them.
     getOperation().walk([&](linalg::LinalgOp op) {
-      if (!op->getParentOfType<scf::ForallOp>() &&
+      if (op.hasPureTensorSemantics() && !isa<linalg::FillOp>(op) &&
+          op->getNumResults() == 1 && op.getNumReductionLoops() > 0 &&
+          op.getNumParallelLoops() > 0 && !op->getParentOfType<scf::ForallOp>() &&
           !op->getParentOfType<linalg::LinalgOp>())
         ops.push_back(op);
     });
@@ -102,8 +92,11 @@ struct FuseEpiloguesPass : tdsl::impl::FuseEpiloguesBase<FuseEpiloguesPass> {
         consumer = computeInto(rw, consumer, use);
       if (!consumer)
         continue;
-      // Right after the contraction: nothing runs between the two.
-      consumer->moveAfter(op);
+      // The contraction moves down, right before the epilogue: nothing runs
+      // between the two, and what ran between them (a check of the
+      // epilogue's extents, the operands it reads) still runs first. Its
+      // result has no other use.
+      op->moveBefore(consumer);
       consumer->setAttr(tdsl::kEpilogueAttr, rw.getUnitAttr());
     }
   }

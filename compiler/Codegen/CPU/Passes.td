@@ -104,12 +104,14 @@ def FuseEpilogues : Pass<"tdsl-fuse-epilogues", "mlir::func::FuncOp"> {
   let summary = "Keep a contraction's element-wise epilogue in its tiles";
   let description = [{
     Marks with `tdsl.epilogue` each element-wise linalg.generic (every loop
-    parallel) whose init is the result of a contraction (a linalg op with
-    parallel and reduction loops) and its only use, read element for
-    element, and whose other operands are defined before the contraction:
-    the bias and activation of a layer, `relu(x @ w + b)`, as
-    tdsl-update-in-place leaves them. It moves the op right after the
-    contraction. The later passes keep the two together:
+    parallel, a body without side effects) whose init is the result of a
+    contraction (a linalg op with parallel and reduction loops) and its
+    only use, read element for element: the bias and activation of a
+    layer, `relu(x @ w + b)`, as tdsl-update-in-place leaves them. One that
+    reads the result as an input and writes a new tensor it does not read
+    computes into the result instead. The contraction moves down, right
+    before the epilogue (what ran between them, such as a check of the
+    epilogue's extents, still runs first). The later passes keep the two together:
     tdsl-time-kernels times them as one kernel, tdsl-tile-to-forall
     applies the epilogue to each tile of the contraction in the tile's own
     task, right after the tile is computed (while it is in cache, without a
@@ -122,7 +124,7 @@ def FuseEpilogues : Pass<"tdsl-fuse-epilogues", "mlir::func::FuncOp"> {
     %c = linalg.matmul ins(%x, %w : ...) outs(%zero : tensor<256x512xf32>)
     %h = linalg.generic {iterator_types = ["parallel", "parallel"]}
            ins(%b : tensor<512xf32>) outs(%c : tensor<256x512xf32>) { add, max }
-    // after: the same ops, %h marked {tdsl.epilogue}
+    // after: the same ops, %h marked {tdsl.epilogue} and %c right before it
     ```
   }];
 }

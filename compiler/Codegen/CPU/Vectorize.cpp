@@ -98,7 +98,8 @@ Operation *asNamedContraction(RewriterBase &rw, linalg::GenericOp generic) {
 /// vectorizer takes (a window read is not a projected permutation, and the
 /// tile stayed scalar). Operand dimensions left indexed by a constant 0
 /// (size 1) are collapsed away. Null when it does not apply.
-linalg::GenericOp dropUnitWindowLoops(RewriterBase &rw, linalg::GenericOp op) {
+linalg::GenericOp dropUnitWindowLoops(RewriterBase &rw, linalg::GenericOp op,
+                                      SmallVectorImpl<int64_t> &vectorSizes) {
   SmallVector<AffineMap> maps = op.getIndexingMapsArray();
   if (llvm::all_of(maps, [](AffineMap m) { return m.isProjectedPermutation(); }) ||
       !op.getBody()->getOps<linalg::IndexOp>().empty() || op.getNumDpsInits() != 1)
@@ -118,12 +119,16 @@ linalg::GenericOp dropUnitWindowLoops(RewriterBase &rw, linalg::GenericOp op) {
         });
   SmallVector<AffineExpr> replace;
   SmallVector<utils::IteratorType> kept;
+  SmallVector<int64_t> keptRanges, keptSizes;
   for (unsigned d = 0; d < ranges.size(); ++d) {
     if (iters[d] == utils::IteratorType::reduction && ranges[d] == 1 && inSums[d]) {
       replace.push_back(getAffineConstantExpr(0, ctx));
     } else {
       replace.push_back(getAffineDimExpr(kept.size(), ctx));
       kept.push_back(iters[d]);
+      keptRanges.push_back(ranges[d]);
+      if (!vectorSizes.empty())
+        keptSizes.push_back(vectorSizes[d]);
     }
   }
   if (kept.size() == ranges.size())
@@ -148,6 +153,12 @@ linalg::GenericOp dropUnitWindowLoops(RewriterBase &rw, linalg::GenericOp op) {
       }
       auto d = dyn_cast<AffineDimExpr>(e);
       if (!d)
+        return {};
+      // A window read sized for i + di (at least the loop's range) must be
+      // exactly the loop's range once it reads i alone.
+      if (!isa<AffineDimExpr>(map.getResult(r)) &&
+          (!type || type.isDynamicDim(r) ||
+           type.getDimSize(r) != keptRanges[d.getPosition()]))
         return {};
       seen.set(d.getPosition());
       results.push_back(e);
@@ -180,6 +191,7 @@ linalg::GenericOp dropUnitWindowLoops(RewriterBase &rw, linalg::GenericOp op) {
   dropped->setDiscardableAttrs(op->getDiscardableAttrDictionary());
   rw.inlineRegionBefore(op.getRegion(), dropped.getRegion(), dropped.getRegion().end());
   rw.replaceOp(op, dropped->getResults());
+  vectorSizes.assign(keptSizes.begin(), keptSizes.end());
   return dropped;
 }
 
@@ -526,7 +538,7 @@ struct VectorizePass : tdsl::impl::VectorizeBase<VectorizePass> {
       if (hasConstantReductionLoop(targetOp))
         continue;
       if (auto generic = dyn_cast<linalg::GenericOp>(target))
-        if (linalg::GenericOp dropped = dropUnitWindowLoops(rw, generic))
+        if (linalg::GenericOp dropped = dropUnitWindowLoops(rw, generic, sizes))
           target = dropped;
       if (auto generic = dyn_cast<linalg::GenericOp>(target))
         if (Operation *named = asNamedContraction(rw, generic))
