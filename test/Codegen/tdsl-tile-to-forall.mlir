@@ -165,11 +165,13 @@ func.func @kernel_id(%x: tensor<1024x64xf32>) -> tensor<1024x64xf32> {
 }
 
 // A contraction with more than two parallel loops (a convolution over n, k,
-// i, j): one tile per value of the outer ones, square tiles over the inner
-// two, so small images still give every core tiles.
+// i, j): square tiles over the output channels and the columns (the loops
+// of its register tiles: the image does not vary with k, so each vector of
+// it serves several channels), one tile per value of the others (images,
+// rows), so small images still give every core tiles.
 // CHECK-LABEL: func.func @conv(
-// CHECK: scf.forall (%{{.*}}, %{{.*}}) in (4, 8)
-// CHECK: linalg.generic {{.*}} outs(%{{.*}} : tensor<1x1x6x6xf32>)
+// CHECK: scf.forall (%{{.*}}, %{{.*}}) in (4, 6)
+// CHECK: linalg.generic {{.*}} outs(%{{.*}} : tensor<1x8x1x6xf32>)
 func.func @conv(%x: tensor<4x3x8x8xf32>, %w: tensor<8x3x3x3xf32>) -> tensor<4x8x6x6xf32> {
   %cst = arith.constant 0.0 : f32
   %e = tensor.empty() : tensor<4x8x6x6xf32>

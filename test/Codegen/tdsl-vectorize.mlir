@@ -226,29 +226,30 @@ func.func @not_vectorizable(%x: tensor<64xf32>) -> tensor<64xf32> {
 }
 func.func private @ext(f32) -> f32
 
-// A convolution's tile (one image and output channel, 8 rows x 56 columns
-// of output, a 3 x 3 x 3 window): the 56 columns split into 32, 16 and 8
-// (no masked tile, no vector of 24 floats), and in each register tile the
-// window loops, of one step there, drop out of the subscripts
+// A convolution's tile (one image and output row, 8 output channels x 56
+// columns, a 3 x 3 x 3 window): the 56 columns split into 32, 16 and 8 (no
+// masked tile, no vector of 24 floats); the register tiles are 8 channels x
+// 32 columns (a load of the image serves all 8), and in each the window
+// loops, of one step there, drop out of the subscripts
 // (x[n, c, i + di, j + dj] with di = dj = 0), so the read is a plain slice
 // and the tile a vector.contract, not a scalar loop.
 // CHECK-LABEL: func.func @conv_tile(
 // CHECK-NOT: linalg.generic
 // CHECK-NOT: vector.mask
-// CHECK: vector.contract {{.*}} : vector<1x1xf32>, vector<1x1x8x32xf32> into vector<1x1x8x32xf32>
+// CHECK: vector.contract {{.*}} : vector<8x1xf32>, vector<1x1x1x32xf32> into vector<1x8x1x32xf32>
 // CHECK-NOT: vector.mask
-// CHECK: vector.contract {{.*}} : vector<1x1xf32>, vector<1x1x8x16xf32> into vector<1x1x8x16xf32>
+// CHECK: vector.contract {{.*}} : vector<8x1xf32>, vector<1x1x1x16xf32> into vector<1x8x1x16xf32>
 // CHECK-NOT: vector.mask
-// CHECK: vector.contract {{.*}} : vector<1x1xf32>, vector<1x1x8x8xf32> into vector<1x1x8x8xf32>
+// CHECK: vector.contract {{.*}} : vector<8x1xf32>, vector<1x1x1x8xf32> into vector<1x8x1x8xf32>
 // CHECK-NOT: linalg.generic
 // CHECK: return
-func.func @conv_tile(%w: tensor<1x3x3x3xf32>, %x: tensor<1x3x10x58xf32>, %out: tensor<1x1x8x56xf32>) -> tensor<1x1x8x56xf32> {
+func.func @conv_tile(%w: tensor<8x3x3x3xf32>, %x: tensor<1x3x3x58xf32>, %out: tensor<1x8x1x56xf32>) -> tensor<1x8x1x56xf32> {
   %r = linalg.generic {indexing_maps = [affine_map<(n, k, i, j, c, di, dj) -> (k, c, di, dj)>, affine_map<(n, k, i, j, c, di, dj) -> (n, c, i + di, j + dj)>, affine_map<(n, k, i, j, c, di, dj) -> (n, k, i, j)>], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]}
-      ins(%w, %x : tensor<1x3x3x3xf32>, tensor<1x3x10x58xf32>) outs(%out : tensor<1x1x8x56xf32>) {
+      ins(%w, %x : tensor<8x3x3x3xf32>, tensor<1x3x3x58xf32>) outs(%out : tensor<1x8x1x56xf32>) {
   ^bb0(%a: f32, %b: f32, %acc: f32):
     %m = arith.mulf %a, %b : f32
     %s = arith.addf %acc, %m : f32
     linalg.yield %s : f32
-  } -> tensor<1x1x8x56xf32>
-  return %r : tensor<1x1x8x56xf32>
+  } -> tensor<1x8x1x56xf32>
+  return %r : tensor<1x8x1x56xf32>
 }

@@ -139,7 +139,11 @@ def TileToForall : Pass<"tdsl-tile-to-forall", "mlir::func::FuncOp"> {
     each tile (in both copies of a versioned one); an epilogue that cannot
     join is tiled on its own. Tile sizes come from the
     target: contractions get square tiles of `contraction-tile` rows and
-    columns (halved, down to 32, while a contraction of static shape has
+    columns over the loops of their register tiles (the columns: the last
+    parallel loop; the rows: the innermost other one that the input read
+    along the columns does not use, a matrix product's rows, a
+    convolution's output channels), one tile per value of the others
+    (halved, down to 32, while a contraction of static shape has
     fewer than `min-tasks` tiles and each keeps 32K steps, so that every
     core has work; a contraction on run-time shapes runs in an `scf.if` on
     whether its tiles number `min-tasks`, with a copy of 64 x 64 tiles in

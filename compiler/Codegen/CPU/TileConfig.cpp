@@ -54,3 +54,18 @@ std::string tdsl::contractionKey(linalg::LinalgOp op) {
                         [&](Type t) { os << getElementTypeOrSelf(t); });
   return key;
 }
+
+std::pair<unsigned, unsigned> tdsl::contractionTileLoops(linalg::LinalgOp op) {
+  SmallVector<unsigned> parallel;
+  op.getParallelDims(parallel);
+  unsigned cols = parallel.back();
+  for (OpOperand *in : op.getDpsInputOperands()) {
+    AffineMap map = op.getMatchingIndexingMap(in);
+    if (!map.isFunctionOfDim(cols))
+      continue;
+    for (unsigned k = parallel.size() - 1; k-- > 0;)
+      if (!map.isFunctionOfDim(parallel[k]))
+        return {parallel[k], cols};
+  }
+  return {parallel[parallel.size() - 2], cols};
+}

@@ -23,6 +23,16 @@ inline constexpr llvm::StringLiteral kTileConfigAttr = "tdsl.tile";
 std::optional<TileConfig> getTileConfig(mlir::Operation *op);
 void setTileConfig(mlir::Operation *op, TileConfig config);
 
+/// The loops that a contraction's parallel tiles (tdsl-tile-to-forall)
+/// and register tiles (tdsl-vectorize) span, as (rows, columns): the
+/// columns are the last parallel loop (the vectors), the rows the innermost
+/// other parallel loop that an input read along the columns does not use,
+/// so that each vector it loads serves every row (A @ B: i, as B does not
+/// vary with it; a convolution: the output channel, as the image does not);
+/// the second-to-last parallel loop when there is none. `op` has two
+/// parallel loops or more.
+std::pair<unsigned, unsigned> contractionTileLoops(mlir::linalg::LinalgOp op);
+
 /// A contraction the tuner can time on its own: two parallel loops or more
 /// and a reduction, static loop ranges, f32 or f64 operands.
 bool isTunableContraction(mlir::linalg::LinalgOp op);

@@ -75,21 +75,24 @@ struct TileToForallPass : tdsl::impl::TileToForallBase<TileToForallPass> {
     }
     bool hasReduction = parallel.size() != iters.size();
     if (hasReduction) {
-      // Contractions: square tiles over the two inner parallel loops (the
-      // rows and columns of a matrix product, the pixels of a convolution),
-      // one tile per value of the outer ones (batches, channels), so that
-      // every core has tiles even when the inner loops are small.
-      // A loop no longer than the tile stays whole in each tile (untiled).
-      size_t inner = std::min<size_t>(2, parallel.size());
+      // Contractions: square tiles over the loops of the register tiles
+      // (the rows and columns of a matrix product; a convolution's output
+      // channels and columns), one tile per value of the others (batches,
+      // a convolution's rows), so that every core has tiles even when the
+      // tiled loops are small. A loop no longer than the tile stays whole in
+      // each tile (untiled).
+      std::pair<unsigned, unsigned> tiled = {parallel.front(), parallel.front()};
+      if (parallel.size() >= 2)
+        tiled = tdsl::contractionTileLoops(op);
       std::optional<tdsl::TileConfig> tuned = tdsl::getTileConfig(op);
       int64_t side = tuned                                ? tuned->tile
                      : op->hasAttr(kSmallTilesAttr) ? kSmallSide
                                                           : contractionTile;
       auto sizesFor = [&](int64_t side) {
-        for (size_t k = 0; k < parallel.size(); ++k) {
-          int64_t r = ranges[parallel[k]];
-          int64_t tile = k + inner < parallel.size() ? 1 : side;
-          sizes[parallel[k]] = !ShapedType::isDynamic(r) && r <= tile && tile > 1 ? 0 : tile;
+        for (unsigned d : parallel) {
+          int64_t r = ranges[d];
+          int64_t tile = d == tiled.first || d == tiled.second ? side : 1;
+          sizes[d] = !ShapedType::isDynamic(r) && r <= tile && tile > 1 ? 0 : tile;
         }
       };
       sizesFor(side);

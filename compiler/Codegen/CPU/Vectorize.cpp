@@ -316,8 +316,9 @@ struct VectorizePass : tdsl::impl::VectorizeBase<VectorizePass> {
     if (!reduction.empty() && parallel.size() >= 2) {
       // Contraction: rows x (2 vectors) outer products along one reduction.
       std::optional<tdsl::TileConfig> tuned = tdsl::getTileConfig(op);
-      sizes[parallel[parallel.size() - 2]] = tuned ? tuned->rows : contractionRows;
-      sizes[parallel.back()] = 2 * lanes;
+      auto [rows, cols] = tdsl::contractionTileLoops(op);
+      sizes[rows] = tuned ? tuned->rows : contractionRows;
+      sizes[cols] = 2 * lanes;
       return sizes;
     }
     if (!reduction.empty() && parallel.size() == 1) {
