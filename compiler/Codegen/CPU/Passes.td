@@ -105,8 +105,9 @@ def FuseEpilogues : Pass<"tdsl-fuse-epilogues", "mlir::func::FuncOp"> {
   let description = [{
     Marks with `tdsl.epilogue` each element-wise linalg.generic (every loop
     parallel, a body without side effects) whose init is the result of a
-    contraction (a linalg op with parallel and reduction loops) and its
-    only use, read element for element: the bias and activation of a
+    contraction of static shape (a linalg op with parallel and reduction
+    loops; one on run-time shapes runs in four versions, and its epilogue
+    in each cost more compile time than it saved) and its only use, read element for element: the bias and activation of a
     layer, `relu(x @ w + b)`, as tdsl-update-in-place leaves them. One that
     reads the result as an input and writes a new tensor it does not read
     computes into the result instead. The contraction moves down, right
@@ -136,8 +137,7 @@ def TileToForall : Pass<"tdsl-tile-to-forall", "mlir::func::FuncOp"> {
     parallel loop into an `scf.forall`, fusing the producers of its operands
     (fills, element-wise ops) into the tiles, and a contraction's epilogue
     (`tdsl.epilogue`, tdsl-fuse-epilogues) after the tiled contraction in
-    each tile (in both copies of a versioned one); an epilogue that cannot
-    join is tiled on its own. Tile sizes come from the
+    each tile; an epilogue that cannot join is tiled on its own. Tile sizes come from the
     target: contractions get square tiles of `contraction-tile` rows and
     columns over the loops of their register tiles (the columns: the last
     parallel loop; the rows: the innermost other one that the input read

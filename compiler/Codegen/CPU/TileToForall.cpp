@@ -152,32 +152,19 @@ struct TileToForallPass : tdsl::impl::TileToForallBase<TileToForallPass> {
     Value enough = arith::CmpIOp::create(
         rw, loc, arith::CmpIPredicate::uge, tiles,
         arith::ConstantIndexOp::create(rw, loc, minTasks));
-    // Each copy with a copy of the epilogue, which its tiles take.
-    linalg::GenericOp epilogue = tdsl::epilogueOf(op);
-    auto copy = [&](OpBuilder &b, Location l, Operation *&copied) {
-      copied = b.clone(*op);
-      ValueRange results = copied->getResults();
-      if (epilogue) {
-        IRMapping map;
-        map.map(op->getResult(0), copied->getResult(0));
-        results = b.clone(*epilogue, map)->getResults();
-      }
-      scf::YieldOp::create(b, l, results);
-    };
     Operation *big = nullptr, *small = nullptr;
     auto branch = scf::IfOp::create(
         rw, loc, enough,
-        [&](OpBuilder &b, Location l) { copy(b, l, big); },
         [&](OpBuilder &b, Location l) {
-          copy(b, l, small);
+          big = b.clone(*op);
+          scf::YieldOp::create(b, l, big->getResults());
+        },
+        [&](OpBuilder &b, Location l) {
+          small = b.clone(*op);
           small->setAttr(kSmallTilesAttr, b.getUnitAttr());
+          scf::YieldOp::create(b, l, small->getResults());
         });
-    if (epilogue) {
-      rw.replaceOp(epilogue, branch.getResults());
-      rw.eraseOp(op);
-    } else {
-      rw.replaceOp(op, branch.getResults());
-    }
+    rw.replaceOp(op, branch.getResults());
     return std::make_pair(cast<linalg::LinalgOp>(big),
                           cast<linalg::LinalgOp>(small));
   }
