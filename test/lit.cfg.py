@@ -19,6 +19,9 @@ config.environment["TDSL_STDLIB_PATH"] = os.path.join(config.tdsl_src_root, "std
 # No tuning cache unless a test names one: what a developer tuned on this
 # machine must not change what the tests see.
 config.environment["TDSL_TUNE_CACHE"] = ""
+# tdslc and the REPL verify the IR after every pass here, as tdsl-opt does:
+# a pass that breaks the IR fails its tests where it runs.
+config.environment["TDSL_VERIFY_EACH"] = "1"
 # Worker threads do not wait, spinning, for the next parallel loop: two lit
 # workers on two cores already run more threads than cores, and the spin
 # cost them 14% of the suite's time. (The wait never changes a result;

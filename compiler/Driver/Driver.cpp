@@ -9,15 +9,18 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/IR/MLIRContext.h"
+#include "mlir/IR/Verifier.h"
 #include "mlir/InitAllDialects.h"
 #include "mlir/InitAllExtensions.h"
 #include "mlir/Pass/PassManager.h"
 
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/Module.h"
+#include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <thread>
 
 using namespace mlir;
@@ -112,22 +115,63 @@ LogicalResult addEntryPoint(ModuleOp module, StringRef entry) {
   return success();
 }
 
+/// Whether the pass managers' command-line options print IR or write crash
+/// reproducers, which need the passes to run on one thread.
+static bool passOptionsNeedOneThread() {
+  for (auto &entry : llvm::cl::getRegisteredOptions()) {
+    llvm::StringRef name = entry.first;
+    if ((name.starts_with("mlir-print-ir") ||
+         name.starts_with("mlir-pass-pipeline-crash-reproducer")) &&
+        entry.second->getNumOccurrences())
+      return true;
+  }
+  return false;
+}
+
 LogicalResult lower(ModuleOp module, const TargetBackend &target,
                     const TargetOptions &options, Stage stopAfter,
                     TimingScope *timing) {
-  PassManager pm(module.getContext());
-  // mlir-opt's --mlir-print-ir-*, ... where the tool registered them
-  // (tdslc does); a no-op otherwise.
-  (void)applyPassManagerCLOptions(pm);
-  if (timing)
-    pm.enableTiming(*timing);
-  else
-    applyDefaultTimingPassManagerCLOptions(pm);
+  MLIRContext *ctx = module.getContext();
+  // As clang's release builds skip LLVM's verifier between passes: the
+  // passes' own tests verify after each (TDSL_VERIFY_EACH in lit).
+  bool verifyEach = options.verifyEach || std::getenv("TDSL_VERIFY_EACH");
+  auto configure = [&](PassManager &pm) {
+    // mlir-opt's --mlir-print-ir-*, ... where the tool registered them
+    // (tdslc does); a no-op otherwise.
+    (void)applyPassManagerCLOptions(pm);
+    if (timing)
+      pm.enableTiming(*timing);
+    else
+      applyDefaultTimingPassManagerCLOptions(pm);
+    pm.enableVerifier(verifyEach);
+  };
+  PassManager pm(ctx);
+  configure(pm);
   if (stopAfter <= Stage::TDSL)
     buildTDSLTransformPipeline(pm); // the same for every target
   else
     target.buildPipeline(pm, options, stopAfter);
-  return pm.run(module);
+  if (failed(pm.run(module)))
+    return failure();
+
+  PassManager threaded(ctx);
+  configure(threaded);
+  if (stopAfter > Stage::TDSL)
+    target.buildThreadedPipeline(threaded, options, stopAfter);
+  if (threaded.size()) {
+    // Only here: on the few large functions before, the threads' locking
+    // cost more than they shared out (see prepareContext).
+    bool threads = !ctx->isMultithreadingEnabled() && !passOptionsNeedOneThread();
+    if (threads)
+      ctx->enableMultithreading();
+    LogicalResult result = threaded.run(module);
+    if (threads)
+      ctx->disableMultithreading();
+    if (failed(result))
+      return failure();
+  }
+  // Invalid IR reaches neither a printed stage nor LLVM's translation.
+  return verifyEach ? success() : verify(module);
 }
 
 LogicalResult emitStage(ModuleOp module, const TargetBackend &target,

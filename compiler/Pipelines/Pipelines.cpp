@@ -151,8 +151,8 @@ void buildCPUBufferizePipeline(OpPassManager &pm) {
   pm.addNestedPass<func::FuncOp>(createChainKernelClocks());
 }
 
-void buildCPUToLLVMPipeline(OpPassManager &pm,
-                            const CPUPipelineOptions &options) {
+void buildCPUOutlinePipeline(OpPassManager &pm,
+                             const CPUPipelineOptions &options) {
   pm.addPass(createLocateAllocs());
   pm.addNestedPass<func::FuncOp>(createLowerStridedCopies());
   addUpstream(pm, "convert-linalg-to-loops");
@@ -160,15 +160,23 @@ void buildCPUToLLVMPipeline(OpPassManager &pm,
     addUpstream(pm, "scf-forall-to-for");
   else
     pm.addPass(createForallToTBB());
-  addUpstream(pm, "convert-vector-to-scf{full-unroll},lower-affine,canonicalize");
-  pm.addNestedPass<func::FuncOp>(createLowerVector());
-  pm.addNestedPass<func::FuncOp>(createApproximateMath());
-  addUpstream(pm, "canonicalize,expand-strided-metadata,lower-affine,"
+}
+
+void buildCPUFunctionsToLLVMPipeline(OpPassManager &pm) {
+  // Per function: after outlining, a program is many of them (the digits
+  // CNN: 35 parallel loop bodies), which a context with threads converts
+  // side by side.
+  OpPassManager &fn = pm.nest<func::FuncOp>();
+  addUpstream(fn, "convert-vector-to-scf{full-unroll},lower-affine,canonicalize");
+  fn.addPass(createLowerVector());
+  fn.addPass(createApproximateMath());
+  addUpstream(fn, "canonicalize,expand-strided-metadata,lower-affine,"
                   "convert-scf-to-cf,"
                   "convert-vector-to-llvm{vector-contract-lowering=outerproduct},"
                   // LLVM intrinsics first (fma, floor, sqrt stay vector
                   // instructions), libm for what has none (tanh on f64).
-                  "convert-math-to-llvm,convert-math-to-libm,"
+                  "convert-math-to-llvm");
+  addUpstream(pm, "convert-math-to-libm,"
                   // Buffers through the runtime's allocator (clean OOM errors).
                   "finalize-memref-to-llvm{use-generic-functions},convert-to-llvm,"
                   "reconcile-unrealized-casts,"
@@ -176,6 +184,12 @@ void buildCPUToLLVMPipeline(OpPassManager &pm,
                   // simplifycfg merges blocks better and for less.
                   "canonicalize{region-simplify=disabled}");
   pm.addPass(createHoistAllocas());
+}
+
+void buildCPUToLLVMPipeline(OpPassManager &pm,
+                            const CPUPipelineOptions &options) {
+  buildCPUOutlinePipeline(pm, options);
+  buildCPUFunctionsToLLVMPipeline(pm);
 }
 
 void buildCPUPipeline(OpPassManager &pm, const CPUPipelineOptions &options,
@@ -190,7 +204,10 @@ void buildCPUPipeline(OpPassManager &pm, const CPUPipelineOptions &options,
   buildCPUBufferizePipeline(pm);
   if (stopAfter == CPUStage::Bufferized)
     return;
-  buildCPUToLLVMPipeline(pm, options);
+  buildCPUOutlinePipeline(pm, options);
+  if (stopAfter == CPUStage::Outlined)
+    return;
+  buildCPUFunctionsToLLVMPipeline(pm);
 }
 
 static GPUTileOptions tilingOf(const CUDAPipelineOptions &options) {

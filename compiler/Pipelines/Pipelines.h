@@ -24,8 +24,10 @@ struct CPUPipelineOptions {
   std::string tuneMachine;
 };
 
-/// The points where `tdslc --emit=` can stop in the CPU pipeline.
-enum class CPUStage { Linalg, Tiled, Bufferized, LLVMDialect };
+/// The points where `tdslc --emit=` can stop in the CPU pipeline, and
+/// Outlined: parallel loop bodies made functions, before the conversion to
+/// the LLVM dialect (which tdslc runs per function, on threads).
+enum class CPUStage { Linalg, Tiled, Bufferized, Outlined, LLVMDialect };
 
 /// Transformations at the tdsl level, the first stage of every pipeline:
 /// tdsl-simplify. Registered as `tdsl-transform`.
@@ -45,8 +47,15 @@ void buildCPUTilingPipeline(mlir::OpPassManager &pm,
 /// Registered as `tdsl-cpu-bufferize`.
 void buildCPUBufferizePipeline(mlir::OpPassManager &pm);
 
-/// Loops, oneTBB launches and conversion to the LLVM dialect. Registered as
-/// `tdsl-cpu-to-llvm`.
+/// Loops, and parallel loops as oneTBB launches of outlined bodies.
+void buildCPUOutlinePipeline(mlir::OpPassManager &pm,
+                             const CPUPipelineOptions &options);
+
+/// Vector lowering and the conversion to the LLVM dialect, in a pipeline
+/// nested on each function, then the module's conversions.
+void buildCPUFunctionsToLLVMPipeline(mlir::OpPassManager &pm);
+
+/// Both of the above. Registered as `tdsl-cpu-to-llvm`.
 void buildCPUToLLVMPipeline(mlir::OpPassManager &pm,
                             const CPUPipelineOptions &options);
 

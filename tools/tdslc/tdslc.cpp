@@ -111,6 +111,11 @@ static cl::opt<bool> printTargetModel(
     cl::desc("Print the host's CPU model and the sizes the CPU back end "
              "derives from it (after the options above), then exit"),
     cl::cat(tdslCategory));
+static cl::opt<bool> verifyEach(
+    "verify-each",
+    cl::desc("Verify the IR after every pass, as mlir-opt does (default: "
+             "once, after the last; also $TDSL_VERIFY_EACH)"),
+    cl::cat(tdslCategory));
 static cl::opt<unsigned> optLevel(
     "O", cl::desc("Optimization level: 0 (serial, simple), 1, 2 (default), 3"),
     cl::Prefix, cl::init(2), cl::cat(tdslCategory));
@@ -182,6 +187,7 @@ static TargetOptions getTargetOptions() {
   o.cpuContractionKBlock = contractionKBlock;
   o.cpuContractionTile = contractionTile;
   o.cpuElementwiseTile = elementwiseTile;
+  o.verifyEach = verifyEach;
   return o;
 }
 

@@ -23,17 +23,29 @@ public:
 
   void buildPipeline(mlir::OpPassManager &pm, const TargetOptions &options,
                      Stage stopAfter) const override {
-    // The host's model: a JIT and an executable run where they are built.
-    static const CPUTargetModel host = CPUTargetModel::forHost();
-    CPUPipelineOptions cpu = host.pipelineOptions(options);
-    CPUStage stage = CPUStage::LLVMDialect;
+    // Up to the outlined parallel loop bodies; buildThreadedPipeline goes
+    // on from there.
+    CPUStage stage = CPUStage::Outlined;
     if (stopAfter == Stage::Linalg)
       stage = CPUStage::Linalg;
     else if (stopAfter == Stage::Tiled)
       stage = CPUStage::Tiled;
     else if (stopAfter == Stage::Bufferized)
       stage = CPUStage::Bufferized;
-    buildCPUPipeline(pm, cpu, stage);
+    buildCPUPipeline(pm, hostOptions(options), stage);
+  }
+
+  void buildThreadedPipeline(mlir::OpPassManager &pm, const TargetOptions &options,
+                             Stage stopAfter) const override {
+    if (stopAfter >= Stage::LLVMDialect)
+      buildCPUFunctionsToLLVMPipeline(pm);
+  }
+
+private:
+  static CPUPipelineOptions hostOptions(const TargetOptions &options) {
+    // The host's model: a JIT and an executable run where they are built.
+    static const CPUTargetModel host = CPUTargetModel::forHost();
+    return host.pipelineOptions(options);
   }
 };
 
