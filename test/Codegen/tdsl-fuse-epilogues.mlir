@@ -150,9 +150,10 @@ func.func @left_alone(%a: tensor<64x64xf32>, %b: tensor<64x64xf32>) -> (tensor<6
 #col = affine_map<(d0, d1) -> (d1)>
 #scalar = affine_map<(d0, d1) -> ()>
 
-// Tiles of 64 leave partial ones at the edges of 203 x 150: in each tile the
-// full-tile version runs the product and its epilogue on static types (a
-// scalar operand as it is), the other version both on the tile's own.
+// Tiles of 64 leave partial ones at the edges of 203 x 150 (11 rows, 22
+// columns): each version of a tile (full, or partial along the rows, the
+// columns or both) runs the product and its epilogue on static types (a
+// scalar operand as it is).
 // TILE-LABEL: func.func @partial_tiles(
 // TILE: scf.forall {{.*}} to (203, 150) step (64, 64)
 // TILE: linalg.matmul
@@ -162,12 +163,22 @@ func.func @left_alone(%a: tensor<64x64xf32>, %b: tensor<64x64xf32>) -> (tensor<6
 // VERSION-LABEL: func.func @partial_tiles(
 // VERSION: scf.forall {{.*}} step (64, 64)
 // VERSION: scf.if %{{.*}} -> (tensor<?x?xf32>) {
+// VERSION: scf.if %{{.*}} -> (tensor<?x?xf32>) {
 // VERSION: %[[S:.*]] = linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<64x64xf32>, tensor<64x64xf32>) outs(%{{.*}} : tensor<64x64xf32>) -> tensor<64x64xf32>
 // VERSION: %[[E:.*]] = linalg.generic {{.*}} ins(%{{.*}}, %{{.*}} : tensor<64xf32>, f32) outs(%[[S]] : tensor<64x64xf32>) attrs = {tdsl.epilogue}
 // VERSION: tensor.cast %[[E]] : tensor<64x64xf32> to tensor<?x?xf32>
 // VERSION: } else {
-// VERSION: %[[D:.*]] = linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<?x64xf32>, tensor<64x?xf32>) outs(%{{.*}} : tensor<?x?xf32>) -> tensor<?x?xf32>
-// VERSION: linalg.generic {{.*}} ins(%{{.*}}, %{{.*}} : tensor<?xf32>, f32) outs(%[[D]] : tensor<?x?xf32>) attrs = {tdsl.epilogue}
+// VERSION: %[[C:.*]] = linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<64x64xf32>, tensor<64x22xf32>) outs(%{{.*}} : tensor<64x22xf32>)
+// VERSION: linalg.generic {{.*}} ins(%{{.*}}, %{{.*}} : tensor<22xf32>, f32) outs(%[[C]] : tensor<64x22xf32>) attrs = {tdsl.epilogue}
+// VERSION: } else {
+// VERSION: scf.if %{{.*}} -> (tensor<?x?xf32>) {
+// VERSION: %[[R:.*]] = linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<11x64xf32>, tensor<64x64xf32>) outs(%{{.*}} : tensor<11x64xf32>)
+// VERSION: linalg.generic {{.*}} ins(%{{.*}}, %{{.*}} : tensor<64xf32>, f32) outs(%[[R]] : tensor<11x64xf32>) attrs = {tdsl.epilogue}
+// VERSION: } else {
+// VERSION: %[[D:.*]] = linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<11x64xf32>, tensor<64x22xf32>) outs(%{{.*}} : tensor<11x22xf32>)
+// VERSION: linalg.generic {{.*}} ins(%{{.*}}, %{{.*}} : tensor<22xf32>, f32) outs(%[[D]] : tensor<11x22xf32>) attrs = {tdsl.epilogue}
+// VERSION-NOT: linalg.matmul {{.*}} -> tensor<?x?xf32>
+// VERSION: return
 func.func @partial_tiles(%a: tensor<203x64xf32>, %b: tensor<64x150xf32>, %bias: tensor<150xf32>, %scale: f32) -> tensor<203x150xf32> {
   %zero = arith.constant 0.0 : f32
   %e = tensor.empty() : tensor<203x150xf32>

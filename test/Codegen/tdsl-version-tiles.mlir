@@ -43,7 +43,7 @@ func.func @tile(%a: tensor<?x?xf32>, %b: tensor<?x?xf32>, %c: tensor<?x?xf32>) -
 // -----
 
 // A @ x on a static shape that the tile (256 rows) does not divide: the
-// full tiles run on 256 rows.
+// full tiles run on 256 rows, the last tile on its 1900 - 7 * 256 = 108.
 // CHECK-LABEL: func.func @matvec(
 // CHECK: scf.forall
 // CHECK: %[[M:.*]] = affine.min
@@ -51,7 +51,8 @@ func.func @tile(%a: tensor<?x?xf32>, %b: tensor<?x?xf32>, %c: tensor<?x?xf32>) -
 // CHECK: scf.if %[[F]] -> (tensor<?xf64>) {
 // CHECK: linalg.generic {{.*}} ins(%{{.*}}, %{{.*}} : tensor<256x2100xf64>, tensor<2100xf64>) outs(%{{.*}} : tensor<256xf64>)
 // CHECK: } else {
-// CHECK: linalg.generic {{.*}} ins(%{{.*}}, %{{.*}} : tensor<?x2100xf64>, tensor<2100xf64>) outs(%{{.*}} : tensor<?xf64>)
+// CHECK: linalg.generic {{.*}} ins(%{{.*}}, %{{.*}} : tensor<108x2100xf64>, tensor<2100xf64>) outs(%{{.*}} : tensor<108xf64>)
+// CHECK-NOT: tensor<?x2100xf64>, tensor<2100xf64>) outs
 #min = affine_map<(d0) -> (-d0 + 1900, 256)>
 func.func @matvec(%a: tensor<1900x2100xf64>, %x: tensor<2100xf64>, %y: tensor<1900xf64>) -> tensor<1900xf64> {
   %cst = arith.constant 0.0 : f64
@@ -72,4 +73,42 @@ func.func @matvec(%a: tensor<1900x2100xf64>, %x: tensor<2100xf64>, %y: tensor<19
     }
   }
   return %r : tensor<1900xf64>
+}
+
+// -----
+
+// Both loops partial on a static shape: each combination of full (256) and
+// partial (1000 - 3 * 256 = 232) rows and columns runs on static types.
+// CHECK-LABEL: func.func @corners(
+// CHECK: %[[M:.*]] = affine.min
+// CHECK: %[[N:.*]] = affine.min
+// CHECK: %[[FM:.*]] = arith.cmpi eq, %[[M]], %c256
+// CHECK: %[[FN:.*]] = arith.cmpi eq, %[[N]], %c256
+// CHECK: scf.if %[[FM]] -> (tensor<?x?xf32>) {
+// CHECK: scf.if %[[FN]] -> (tensor<?x?xf32>) {
+// CHECK: linalg.matmul {{.*}} outs(%{{.*}} : tensor<256x256xf32>)
+// CHECK: } else {
+// CHECK: linalg.matmul {{.*}} outs(%{{.*}} : tensor<256x232xf32>)
+// CHECK: } else {
+// CHECK: scf.if %[[FN]] -> (tensor<?x?xf32>) {
+// CHECK: linalg.matmul {{.*}} outs(%{{.*}} : tensor<232x256xf32>)
+// CHECK: } else {
+// CHECK: linalg.matmul {{.*}} outs(%{{.*}} : tensor<232x232xf32>)
+// CHECK-NOT: linalg.matmul
+#min = affine_map<(d0) -> (-d0 + 1000, 256)>
+func.func @corners(%a: tensor<1000x64xf32>, %b: tensor<64x1000xf32>, %c: tensor<1000x1000xf32>) -> tensor<1000x1000xf32> {
+  %cst = arith.constant 0.0 : f32
+  %r = scf.forall (%i, %j) = (0, 0) to (1000, 1000) step (256, 256) shared_outs(%o = %c) -> (tensor<1000x1000xf32>) {
+    %ts = affine.min #min(%i)
+    %tn = affine.min #min(%j)
+    %as = tensor.extract_slice %a[%i, 0] [%ts, 64] [1, 1] : tensor<1000x64xf32> to tensor<?x64xf32>
+    %bs = tensor.extract_slice %b[0, %j] [64, %tn] [1, 1] : tensor<64x1000xf32> to tensor<64x?xf32>
+    %cs = tensor.extract_slice %o[%i, %j] [%ts, %tn] [1, 1] : tensor<1000x1000xf32> to tensor<?x?xf32>
+    %z = linalg.fill ins(%cst : f32) outs(%cs : tensor<?x?xf32>) -> tensor<?x?xf32>
+    %t = linalg.matmul ins(%as, %bs : tensor<?x64xf32>, tensor<64x?xf32>) outs(%z : tensor<?x?xf32>) -> tensor<?x?xf32>
+    scf.forall.in_parallel {
+      tensor.parallel_insert_slice %t into %o[%i, %j] [%ts, %tn] [1, 1] : tensor<?x?xf32> into tensor<1000x1000xf32>
+    }
+  }
+  return %r : tensor<1000x1000xf32>
 }

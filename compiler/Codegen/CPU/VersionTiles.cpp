@@ -8,7 +8,8 @@
 // tile sizes (every tile but the edges), a copy of the op on static types
 // runs; otherwise the dynamic one. Static shapes that the tile does not
 // divide, and reductions that keep one loop (A @ x, x @ A, row sums), get
-// the same: their masks cost x @ A half its time.
+// the same: their masks cost x @ A half its time. On static shapes the
+// partial tiles' sizes are known as well, and get static copies too.
 //
 //===----------------------------------------------------------------------===//
 #include "compiler/Codegen/CPU/Epilogue.h"
@@ -20,6 +21,8 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+
+#include <functional>
 
 namespace tdsl {
 #define GEN_PASS_DEF_VERSIONTILES
@@ -40,6 +43,46 @@ std::optional<int64_t> tileSizeOf(Value v) {
     if (auto c = dyn_cast<AffineConstantExpr>(e))
       best = best ? std::min(*best, c.getValue()) : c.getValue();
   return best;
+}
+
+/// The size of the partial tile along the loop whose tile size `size` is
+/// (an affine.min of one induction variable of an scf.forall with static
+/// bounds), when every other tile's is `tile`: a static shape that the tile
+/// does not divide has one, known at compile time.
+std::optional<int64_t> edgeSizeOf(Value size, int64_t tile) {
+  auto min = size.getDefiningOp<affine::AffineMinOp>();
+  if (!min || min.getMapOperands().size() != 1)
+    return std::nullopt;
+  auto iv = dyn_cast<BlockArgument>(min.getMapOperands()[0]);
+  auto forall = iv ? dyn_cast<scf::ForallOp>(iv.getOwner()->getParentOp()) : nullptr;
+  if (!forall || iv.getArgNumber() >= forall.getRank())
+    return std::nullopt;
+  unsigned d = iv.getArgNumber();
+  int64_t lb = forall.getStaticLowerBound()[d], ub = forall.getStaticUpperBound()[d],
+          step = forall.getStaticStep()[d];
+  if (ShapedType::isDynamic(lb) || ShapedType::isDynamic(ub) ||
+      ShapedType::isDynamic(step) || step <= 0 || (ub - lb) / step > 4096)
+    return std::nullopt;
+  MLIRContext *ctx = size.getContext();
+  std::optional<int64_t> edge;
+  for (int64_t i = lb; i < ub; i += step) {
+    SmallVector<Attribute> results;
+    if (failed(min.getAffineMap().constantFold(
+            {IntegerAttr::get(IndexType::get(ctx), i)}, results)))
+      return std::nullopt;
+    std::optional<int64_t> value;
+    for (Attribute r : results)
+      if (auto c = dyn_cast<IntegerAttr>(r))
+        value = value ? std::min(*value, c.getInt()) : c.getInt();
+    if (!value || *value <= 0)
+      return std::nullopt;
+    if (*value == tile)
+      continue;
+    if (edge && *edge != *value)
+      return std::nullopt;
+    edge = value;
+  }
+  return edge;
 }
 
 /// The value dimension `r` of tensor `t` was sliced with, through the ops
@@ -90,7 +133,15 @@ struct VersionTilesPass : tdsl::impl::VersionTilesBase<VersionTilesPass> {
     AffineMap outMap = op.getMatchingIndexingMap(init);
     auto outType = cast<RankedTensorType>(init->get().getType());
     SmallVector<int64_t> loopSize(op.getNumLoops(), ShapedType::kDynamic);
-    Value full;
+    // Each versioned loop: its tile size, its edge tile's when static, and
+    // whether this tile is full along it.
+    struct Versioned {
+      unsigned loop;
+      int64_t tile;
+      std::optional<int64_t> edge;
+      Value isFull;
+    };
+    SmallVector<Versioned> versioned;
     for (unsigned r = 0; r < outMap.getNumResults(); ++r) {
       auto dim = dyn_cast<AffineDimExpr>(outMap.getResult(r));
       if (!dim || !outType.isDynamicDim(r))
@@ -102,10 +153,21 @@ struct VersionTilesPass : tdsl::impl::VersionTilesBase<VersionTilesPass> {
       loopSize[dim.getPosition()] = *tile;
       Value is = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, size,
                                        arith::ConstantIndexOp::create(b, loc, *tile));
-      full = full ? arith::AndIOp::create(b, loc, full, is).getResult() : is;
+      versioned.push_back({dim.getPosition(), *tile, edgeSizeOf(size, *tile), is});
     }
-    if (!full)
+    if (versioned.empty())
       return;
+    // A static shape that the tiles do not divide has partial tiles of
+    // known sizes: each combination of full and partial loops gets a static
+    // copy (at most 4), as masked vectors cost more code and time (the
+    // digits CNN's 1438 x 10 logits in tiles of 128 rows: a 5-D mask on
+    // vectors of 10 lanes). Otherwise partial tiles run the dynamic op.
+    bool staticEdges = versioned.size() <= 2 &&
+                       llvm::all_of(versioned, [](const Versioned &v) { return v.edge; });
+    Value full;
+    if (!staticEdges)
+      for (const Versioned &v : versioned)
+        full = full ? arith::AndIOp::create(b, loc, full, v.isFull).getResult() : v.isFull;
     // The static copy: each operand cast to its type with those sizes.
     auto refine = [&](Value v, AffineMap map, ArrayRef<int64_t> loopSize) -> Value {
       auto type = dyn_cast<RankedTensorType>(v.getType());
@@ -130,36 +192,57 @@ struct VersionTilesPass : tdsl::impl::VersionTilesBase<VersionTilesPass> {
       copy->getResult(0).setType(copy->getOperand(copy->getNumOperands() - 1).getType());
       return copy;
     };
-    // The epilogue in the tile goes with the op: its loops are the result's
-    // dimensions (an identity map), each the size of the op's loop there.
+    // The op (and its epilogue, whose loops are the result's dimensions: an
+    // identity map) on the sizes `loopSize`, its result cast back.
     Operation *last = epilogue ? epilogue.getOperation() : op.getOperation();
-    auto ifOp = scf::IfOp::create(b, loc, last->getResultTypes(), full,
-                                  /*withElseRegion=*/true);
-    b.setInsertionPointToStart(ifOp.thenBlock());
-    IRMapping map;
-    Operation *fast = cloneRefined(op, map, loopSize);
-    if (epilogue) {
-      SmallVector<int64_t> epilogueSize;
-      for (AffineExpr e : outMap.getResults())
-        epilogueSize.push_back(isa<AffineDimExpr>(e)
-                                   ? loopSize[cast<AffineDimExpr>(e).getPosition()]
-                                   : ShapedType::kDynamic);
-      IRMapping epilogueMap;
-      epilogueMap.map(op->getResult(0), fast->getResult(0));
-      fast = cloneRefined(epilogue, epilogueMap, epilogueSize);
-    }
-    Value back = tensor::CastOp::create(b, loc, last->getResult(0).getType(),
-                                        fast->getResult(0));
-    scf::YieldOp::create(b, loc, back);
-    b.setInsertionPointToStart(ifOp.elseBlock());
-    Operation *slow = b.clone(*op);
-    if (epilogue) {
-      IRMapping epilogueMap;
-      epilogueMap.map(op->getResult(0), slow->getResult(0));
-      slow = b.clone(*epilogue, epilogueMap);
-    }
-    scf::YieldOp::create(b, loc, slow->getResult(0));
-    last->replaceAllUsesWith(ifOp->getResults());
+    auto cloneStatic = [&](ArrayRef<int64_t> loopSize) -> Value {
+      IRMapping map;
+      Operation *copy = cloneRefined(op, map, loopSize);
+      if (epilogue) {
+        SmallVector<int64_t> epilogueSize;
+        for (AffineExpr e : outMap.getResults())
+          epilogueSize.push_back(isa<AffineDimExpr>(e)
+                                     ? loopSize[cast<AffineDimExpr>(e).getPosition()]
+                                     : ShapedType::kDynamic);
+        IRMapping epilogueMap;
+        epilogueMap.map(op->getResult(0), copy->getResult(0));
+        copy = cloneRefined(epilogue, epilogueMap, epilogueSize);
+      }
+      return tensor::CastOp::create(b, loc, last->getResult(0).getType(),
+                                    copy->getResult(0));
+    };
+    auto cloneDynamic = [&]() -> Value {
+      Operation *copy = b.clone(*op);
+      if (epilogue) {
+        IRMapping epilogueMap;
+        epilogueMap.map(op->getResult(0), copy->getResult(0));
+        copy = b.clone(*epilogue, epilogueMap);
+      }
+      return copy->getResult(0);
+    };
+    // Nested scf.ifs, one per versioned loop (or one for all of them).
+    std::function<Value(unsigned)> build = [&](unsigned i) -> Value {
+      Value cond = staticEdges ? (i < versioned.size() ? versioned[i].isFull : Value()) : full;
+      if (!cond)
+        return cloneStatic(loopSize);
+      auto ifOp = scf::IfOp::create(b, loc, last->getResultTypes(), cond,
+                                    /*withElseRegion=*/true);
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(ifOp.thenBlock());
+      scf::YieldOp::create(b, loc, staticEdges ? build(i + 1) : cloneStatic(loopSize));
+      b.setInsertionPointToStart(ifOp.elseBlock());
+      if (staticEdges) {
+        int64_t tile = loopSize[versioned[i].loop];
+        loopSize[versioned[i].loop] = *versioned[i].edge;
+        scf::YieldOp::create(b, loc, build(i + 1));
+        loopSize[versioned[i].loop] = tile;
+      } else {
+        scf::YieldOp::create(b, loc, cloneDynamic());
+      }
+      return ifOp.getResult(0);
+    };
+    Value result = build(0);
+    last->replaceAllUsesWith(ValueRange{result});
     if (epilogue)
       epilogue->erase();
     op->erase();
