@@ -134,7 +134,9 @@ LogicalResult lower(ModuleOp module, const TargetBackend &target,
   MLIRContext *ctx = module.getContext();
   // As clang's release builds skip LLVM's verifier between passes: the
   // passes' own tests verify after each (TDSL_VERIFY_EACH in lit).
-  bool verifyEach = options.verifyEach || std::getenv("TDSL_VERIFY_EACH");
+  const char *env = std::getenv("TDSL_VERIFY_EACH");
+  bool verifyEach = options.verifyEach ||
+                    (env && *env && llvm::StringRef(env) != "0");
   auto configure = [&](PassManager &pm) {
     // mlir-opt's --mlir-print-ir-*, ... where the tool registered them
     // (tdslc does); a no-op otherwise.

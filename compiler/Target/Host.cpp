@@ -7,6 +7,7 @@
 #include "mlir/Target/LLVMIR/Dialect/All.h"
 #include "mlir/Target/LLVMIR/Export.h"
 
+#include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/Analysis/LoopInfo.h"
 #include "llvm/Bitcode/BitcodeReader.h"
@@ -80,20 +81,29 @@ static void hoistStaticAllocas(llvm::Module &module) {
   }
 }
 
+/// A function that only calls a defined function with its arguments: what
+/// MergeFunctions leaves of each function it merges.
+static llvm::Function *thunkCallee(llvm::Function &fn) {
+  if (fn.isDeclaration() || fn.size() != 1 || fn.front().size() != 2)
+    return nullptr;
+  auto *call = llvm::dyn_cast<llvm::CallInst>(&fn.front().front());
+  llvm::Function *callee = call ? call->getCalledFunction() : nullptr;
+  return callee && !callee->isDeclaration() && callee != &fn ? callee : nullptr;
+}
+
 /// Merges functions with equal bodies: each of the others becomes a call of
 /// the one kept, which is not inlined back into them (LLVM's inliner would
 /// copy a small one into each again).
 static void mergeEqualFunctions(llvm::Module &module) {
+  llvm::SmallPtrSet<llvm::Function *, 8> wrappers;
+  for (llvm::Function &fn : module)
+    if (thunkCallee(fn))
+      wrappers.insert(&fn);
   if (!llvm::MergeFunctionsPass::runOnModule(module))
     return;
-  for (llvm::Function &fn : module) {
-    if (fn.isDeclaration() || fn.size() != 1 || fn.front().size() != 2)
-      continue;
-    auto *call = llvm::dyn_cast<llvm::CallInst>(&fn.front().front());
-    llvm::Function *callee = call ? call->getCalledFunction() : nullptr;
-    if (callee && !callee->isDeclaration() && callee != &fn)
+  for (llvm::Function &fn : module)
+    if (llvm::Function *callee = thunkCallee(fn); callee && !wrappers.count(&fn))
       callee->addFnAttr(llvm::Attribute::NoInline);
-  }
 }
 
 std::function<llvm::Error(llvm::Module *)>
@@ -101,6 +111,10 @@ makeHostTransformer(unsigned optLevel, llvm::TargetMachine *tm) {
   auto optimize = makeOptimizingTransformer(optLevel, 0, tm);
   return [optimize](llvm::Module *m) {
     hoistStaticAllocas(*m);
+    // Kernels inlined at several places with the same shapes are outlined
+    // into equal parallel loop bodies (the digits CNN's forward pass for
+    // its training and test rows): one copy is optimized and compiled.
+    mergeEqualFunctions(*m);
     return optimize(m);
   };
 }
@@ -127,10 +141,6 @@ std::unique_ptr<llvm::Module> translateForHost(ModuleOp module,
   }
   llvmModule->setDataLayout(tm->createDataLayout());
   llvmModule->setTargetTriple(tm->getTargetTriple());
-  // Kernels inlined at several places with the same shapes are outlined
-  // into equal parallel loop bodies (the digits CNN's forward pass for its
-  // training and test rows): one copy is optimized and compiled.
-  mergeEqualFunctions(*llvmModule);
   auto transform = makeHostTransformer(optLevel, tm);
   if (llvm::Error e = transform(llvmModule.get())) {
     module.emitError("LLVM optimization failed: ") << llvm::toString(std::move(e));
@@ -294,9 +304,15 @@ LogicalResult emitHostObjects(ModuleOp module, unsigned optLevel, unsigned parts
   whole->setTargetTriple(firstTm->getTargetTriple());
   hoistStaticAllocas(*whole);
   outlineLoopsOfLargeFunctions(*whole, kOutlineLimit);
-  // After outlining, which makes more of them equal (a serial kernel that
-  // the program runs in two places).
+  // Before the split, so that equal functions in different pieces merge,
+  // and after outlining, which makes more of them equal (a serial kernel
+  // that the program runs in two places).
   mergeEqualFunctions(*whole);
+  // Aliases and comdats would have to stay with what they name: one piece.
+  if (!whole->alias_empty() || !whole->ifunc_empty() ||
+      llvm::any_of(whole->global_values(),
+                   [](const llvm::GlobalValue &gv) { return gv.hasComdat(); }))
+    parts = 1;
   std::vector<llvm::SmallVector<char, 0>> bitcode;
   splitBalanced(*whole, parts, [&](std::unique_ptr<llvm::Module> piece) {
     bitcode.emplace_back();

@@ -137,7 +137,6 @@ struct VersionTilesPass : tdsl::impl::VersionTilesBase<VersionTilesPass> {
     // whether this tile is full along it.
     struct Versioned {
       unsigned loop;
-      int64_t tile;
       std::optional<int64_t> edge;
       Value isFull;
     };
@@ -153,7 +152,7 @@ struct VersionTilesPass : tdsl::impl::VersionTilesBase<VersionTilesPass> {
       loopSize[dim.getPosition()] = *tile;
       Value is = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, size,
                                        arith::ConstantIndexOp::create(b, loc, *tile));
-      versioned.push_back({dim.getPosition(), *tile, edgeSizeOf(size, *tile), is});
+      versioned.push_back({dim.getPosition(), edgeSizeOf(size, *tile), is});
     }
     if (versioned.empty())
       return;

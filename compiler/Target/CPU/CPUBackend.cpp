@@ -37,7 +37,8 @@ public:
 
   void buildThreadedPipeline(mlir::OpPassManager &pm, const TargetOptions &options,
                              Stage stopAfter) const override {
-    if (stopAfter >= Stage::LLVMDialect)
+    // Every stage after Bufferized: buildPipeline stopped at Outlined.
+    if (stopAfter > Stage::Bufferized)
       buildCPUFunctionsToLLVMPipeline(pm);
   }
 
