@@ -16,7 +16,9 @@
 #include "dialects/TDSL/Transforms/ReverseMode.h"
 #include "dialects/TDSL/IR/TDSLOps.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/AffineMap.h"
 #include "mlir/IR/IRMapping.h"
 
@@ -95,6 +97,7 @@ struct ReverseSweep::Inversion {
     AffineExpr rest;
     int64_t coef;
     Value extent; // the old loop's extent, an index
+    unsigned result; // the subscript of the input it solves
   };
   struct Pending {
     unsigned result;
@@ -127,6 +130,13 @@ struct ReverseSweep::Inversion {
   SmallVector<AffineMap> newMaps;
   SmallVector<int> argOf;
   int seedArg = -1, firstArg = -1;
+  // The seed among zeros (padSeed), read through `paddedMap` of the new
+  // loops, or null; the window loops that run backwards, with their
+  // extents; operands copied reversed along them, by input.
+  Value padded;
+  AffineMap paddedMap;
+  SmallVector<std::pair<unsigned, Value>> flips;
+  DenseMap<unsigned, Value> flippedInput;
 
   // While the body is built: each old loop's value, and whether this
   // iteration is one of the primal's.
@@ -141,6 +151,7 @@ struct ReverseSweep::Inversion {
         numOld(gen.getIteratorTypes().size()) {}
 
   bool plan(OpBuilder &b);
+  void padSeed(OpBuilder &b);
   void chooseSolved(SmallVectorImpl<int> &plainOf,
                     SmallVectorImpl<Pending> &pending);
   Value extentOf(OpBuilder &b, unsigned oldDim);
@@ -244,9 +255,190 @@ bool ReverseSweep::Inversion::plan(OpBuilder &b) {
     Value extent = extentOf(b, p.solvedDim);
     if (!extent)
       return false;
-    solved.push_back({(unsigned)p.solvedDim, loop, p.rest, p.coef, extent});
+    solved.push_back({(unsigned)p.solvedDim, loop, p.rest, p.coef, extent, p.result});
   }
   return true;
+}
+
+/// A convolution's adjoint reads the seed at solved loops (y = p - dy):
+/// inside the body, at positions clamped where the iteration does not
+/// contribute, which keeps it a scalar loop. Frameworks compute it as a
+/// convolution of the padded seed with the flipped kernel instead, and so
+/// does this: the window loop dy runs backwards (e = R - 1 - dy, operands
+/// read at dy get a copy flipped along it) and the seed sits among R - 1
+/// zeros on each side, so that y + R - 1 = p + e is in range for every p
+/// and e and reads a zero where the iteration does not contribute. The
+/// adjoint then reads every operand through affine maps and vectorizes as
+/// the forward convolution. Only where nothing else needs `valid`: each
+/// solved subscript has coefficient 1 (no stride to divide by) and a rest
+/// of one loop plus a constant, none is masked, no extremum (pooling), no
+/// operand but the seed is read at solved loops, the seed's subscript of
+/// each solved loop is that loop, and the window loops appear in other
+/// operands' maps only as whole subscripts.
+void ReverseSweep::Inversion::padSeed(OpBuilder &b) {
+  auto gType = dyn_cast<RankedTensorType>(g.getType());
+  AffineMap seedMap = maps.back();
+  auto usesSolved = [&](AffineMap m) {
+    return llvm::any_of(solved, [&](const Solved &s) {
+      return m.isFunctionOfDim(s.oldDim);
+    });
+  };
+  if (!gType || extremum.first || !masked.empty() || !usesSolved(seedMap) ||
+      llvm::any_of(solved, [](const Solved &s) { return s.coef != 1; }))
+    return;
+  ArrayRef<AffineMap> inputMaps = ArrayRef<AffineMap>(maps).drop_back();
+  // (An input whose value the body does not read, such as the tensor a
+  // `parallel for` takes its shape from, reads nothing.)
+  Block &primal = gen.getRegion().front();
+  for (auto [k, m] : llvm::enumerate(inputMaps))
+    if (k != inputIndex && usesSolved(m) && !primal.getArgument(k).use_empty())
+      return;
+  // Per solved loop: its window loop d, the constant c of y = p - d - c,
+  // and the seed's subscript r of y.
+  struct Window {
+    unsigned d;
+    int64_t c;
+    unsigned r;
+    const Solved *s;
+  };
+  SmallVector<Window> windows;
+  llvm::SmallBitVector flipped(numOld);
+  for (const Solved &s : solved) {
+    std::optional<Linear> rest = linearize(s.rest);
+    std::optional<unsigned> r =
+        seedMap.getResultPosition(getAffineDimExpr(s.oldDim, ctx));
+    if (!rest || !r || rest->constant < 0)
+      return;
+    std::optional<unsigned> d;
+    for (auto [dim, c] : rest->coef) {
+      if (c == 0)
+        continue;
+      if (d || c != 1)
+        return;
+      d = dim;
+    }
+    if (!d || newPos[*d] < 0 || flipped.test(*d) || seedMap.isFunctionOfDim(*d))
+      return;
+    // The adjoint's output map names d's loop where the input reads it
+    // elsewhere (x[d, i + d]): that loop would run backwards.
+    for (auto [j, e] : llvm::enumerate(maps[inputIndex].getResults()))
+      if (j != s.result && e.isFunctionOfDim(*d))
+        return;
+    flipped.set(*d);
+    windows.push_back({*d, rest->constant, *r, &s});
+  }
+  for (unsigned r = 0; r < seedMap.getNumResults(); ++r)
+    if (llvm::none_of(windows, [&](const Window &w) { return w.r == r; }) &&
+        llvm::any_of(solved, [&](const Solved &s) {
+          return seedMap.getResult(r).isFunctionOfDim(s.oldDim);
+        }))
+      return;
+  // Other operands read a window loop only as a whole subscript.
+  for (auto [k, m] : llvm::enumerate(inputMaps)) {
+    if (k == inputIndex || primal.getArgument(k).use_empty())
+      continue;
+    for (AffineExpr e : m.getResults())
+      for (const Window &w : windows)
+        if (e.isFunctionOfDim(w.d) && !isa<AffineDimExpr>(e))
+          return;
+  }
+  SmallVector<Value> extents;
+  for (const Window &w : windows) {
+    Value extent = extentOf(b, w.d);
+    if (!extent)
+      return;
+    extents.push_back(extent);
+  }
+
+  // The plan holds: the window loops run backwards.
+  for (auto [w, extent] : llvm::zip(windows, extents))
+    flips.push_back({w.d, extent});
+  Type i64 = b.getI64Type();
+  Value zeroIdx = arith::ConstantIndexOp::create(b, loc, 0);
+  Value oneIdx = arith::ConstantIndexOp::create(b, loc, 1);
+  // Operands read at a window loop: a copy reversed along it.
+  for (auto [k, m] : llvm::enumerate(inputMaps)) {
+    Value v = gen.getInputs()[k];
+    auto type = dyn_cast<RankedTensorType>(v.getType());
+    if (k == inputIndex || !type || primal.getArgument(k).use_empty())
+      continue;
+    SmallVector<std::pair<unsigned, Value>> reversed; // (subscript, extent)
+    for (auto [j, e] : llvm::enumerate(m.getResults()))
+      for (auto [w, extent] : llvm::zip(windows, extents))
+        if (e == getAffineDimExpr(w.d, ctx))
+          reversed.push_back({(unsigned)j, extent});
+    if (reversed.empty())
+      continue;
+    unsigned rank = type.getRank();
+    AffineMap id = AffineMap::getMultiDimIdentityMap(rank, ctx);
+    flippedInput[k] = buildIndexGen(
+        b, loc, type, ValueRange{v}, {id, id}, rank,
+        [&](OpBuilder &bb, ValueRange) -> Value {
+          SmallVector<Value> at;
+          for (unsigned j = 0; j < rank; ++j)
+            at.push_back(IndexOp::create(bb, loc, bb.getIndexType(), (int64_t)j));
+          for (auto [j, extent] : reversed) {
+            Value last = CastOp::create(
+                bb, loc, i64, arith::SubIOp::create(bb, loc, extent, oneIdx));
+            Value i = CastOp::create(bb, loc, i64, at[j]);
+            at[j] = CastOp::create(bb, loc, bb.getIndexType(),
+                                   SubOp::create(bb, loc, last, i));
+          }
+          return tensor::ExtractOp::create(bb, loc, v, at);
+        });
+  }
+  // The seed among zeros: lo = R - 1 + c before y (so that y + lo = p + e),
+  // hi = max(P - Y - c, 0) after it (so that p + e < Y + lo + hi).
+  SmallVector<Value> dynamicSizes;
+  SmallVector<int64_t> shape;
+  SmallVector<OpFoldResult> offsets, sizes, strides;
+  SmallVector<AffineExpr> readExprs;
+  SmallVector<AffineExpr> renumber;
+  for (unsigned d = 0; d < numOld; ++d)
+    renumber.push_back(newPos[d] >= 0 ? getAffineDimExpr(newPos[d], ctx)
+                                      : getAffineConstantExpr(0, ctx));
+  Value input = gen.getInputs()[inputIndex];
+  for (unsigned r = 0; r < gType.getRank(); ++r) {
+    Value size = tensor::DimOp::create(b, loc, g, r);
+    sizes.push_back(gType.isDynamicDim(r) ? OpFoldResult(size)
+                                          : b.getIndexAttr(gType.getDimSize(r)));
+    strides.push_back(b.getIndexAttr(1));
+    const Window *w = nullptr;
+    Value extent;
+    for (auto [win, ext] : llvm::zip(windows, extents))
+      if (win.r == r) {
+        w = &win;
+        extent = ext;
+      }
+    if (!w) {
+      offsets.push_back(b.getIndexAttr(0));
+      shape.push_back(gType.getDimSize(r));
+      if (gType.isDynamicDim(r))
+        dynamicSizes.push_back(size);
+      readExprs.push_back(seedMap.getResult(r).replaceDimsAndSymbols(renumber, {}));
+      continue;
+    }
+    Value c = arith::ConstantIndexOp::create(b, loc, w->c);
+    // An empty window reads nothing: its pads only need to be valid.
+    Value lo = arith::MaxSIOp::create(
+        b, loc, arith::AddIOp::create(b, loc, arith::SubIOp::create(b, loc, extent, oneIdx), c),
+        zeroIdx);
+    Value p = tensor::DimOp::create(b, loc, input, w->s->result);
+    Value hi = arith::MaxSIOp::create(
+        b, loc, arith::SubIOp::create(b, loc, arith::SubIOp::create(b, loc, p, size), c),
+        zeroIdx);
+    offsets.push_back(lo);
+    shape.push_back(ShapedType::kDynamic);
+    dynamicSizes.push_back(arith::AddIOp::create(
+        b, loc, arith::AddIOp::create(b, loc, size, lo), hi));
+    readExprs.push_back(getAffineDimExpr(w->s->newLoop, ctx) +
+                        getAffineDimExpr(newPos[w->d], ctx));
+  }
+  auto paddedType = RankedTensorType::get(shape, gType.getElementType());
+  Value zero = ConstantOp::create(b, loc, FloatAttr::get(gType.getElementType(), 0));
+  Value zeros = FillOp::create(b, loc, paddedType, zero, dynamicSizes);
+  padded = tensor::InsertSliceOp::create(b, loc, g, zeros, offsets, sizes, strides);
+  paddedMap = AffineMap::get(numLoops, 0, readExprs, ctx);
 }
 
 /// Operands read through a map of the new loops, or (when a map uses a
@@ -280,9 +472,12 @@ bool ReverseSweep::Inversion::operands() {
   for (auto [k, v] : llvm::enumerate(gen.getInputs()))
     argOf.push_back(k == inputIndex || usesSolved(maps[k])
                         ? -1
-                        : add(v, moved(maps[k])));
-  bool seedInBody = usesSolved(maps.back());
-  if (!seedInBody) {
+                        : add(flippedInput.lookup(k) ? flippedInput.lookup(k) : v,
+                              moved(maps[k])));
+  bool seedInBody = !padded && usesSolved(maps.back());
+  if (padded) {
+    seedArg = add(padded, paddedMap);
+  } else if (!seedInBody) {
     seedArg = add(g, moved(maps.back()));
     if (extremum.first)
       firstArg = add(extremum.first, moved(maps.back()));
@@ -324,6 +519,11 @@ void ReverseSweep::Inversion::solveLoops(OpBuilder &bb) {
   for (unsigned d = 0; d < numOld; ++d)
     if (newPos[d] >= 0)
       oldValue[d] = sweep.loopIndex(bb, loc, newPos[d]);
+  // A window loop that runs backwards: d = R - 1 - e.
+  for (auto [d, extent] : flips) {
+    Value last = SubOp::create(bb, loc, CastOp::create(bb, loc, i64, extent), cst(1));
+    oldValue[d] = SubOp::create(bb, loc, last, oldValue[d]);
+  }
   valid = ConstantOp::create(bb, loc, bb.getBoolAttr(true));
   for (const Solved &s : solved) {
     Value num = SubOp::create(bb, loc, sweep.loopIndex(bb, loc, s.newLoop),
@@ -406,7 +606,8 @@ Value ReverseSweep::Inversion::body(OpBuilder &bb, ValueRange args,
                           CmpOp::create(bb, loc, bb.getI1Type(),
                                         CmpPredicate::eq, lin, first));
   }
-  Value seedAdjoint = keepWhere(bb, loc, seed, valid);
+  // A padded seed reads zeros where the iteration does not contribute.
+  Value seedAdjoint = padded ? seed : keepWhere(bb, loc, seed, valid);
   auto yield = YieldOp::create(bb, loc, yielded);
   ReverseSweep inner(ctx);
   inner.setElement(sweep.gathered, sweep.element);
@@ -428,7 +629,10 @@ FailureOr<Value> ReverseSweep::invertedAdjoint(Operation *op, Value g,
                                                const Extremum &extremum,
                                                bool &applicable) {
   Inversion inv(*this, cast<IndexGenOp>(op), g, inputIndex, extremum);
-  applicable = inv.plan(b) && inv.operands();
+  applicable = inv.plan(b);
+  if (applicable)
+    inv.padSeed(b);
+  applicable = applicable && inv.operands();
   if (!applicable)
     return failure();
   FailureOr<Value> result = failure();
