@@ -99,6 +99,38 @@ Value slicedSize(Value t, unsigned r) {
   return {};
 }
 
+/// A loop of the op's output that its tile slices with a size that varies:
+/// its edge tile's size when static, and whether this tile is full along it.
+struct Versioned {
+  unsigned loop;
+  std::optional<int64_t> edge;
+  Value isFull;
+};
+
+/// The op's versioned loops; `loopSize` gets each one's full tile size.
+SmallVector<Versioned> versionedLoops(OpBuilder &b, linalg::LinalgOp op,
+                                      SmallVectorImpl<int64_t> &loopSize) {
+  Location loc = op.getLoc();
+  OpOperand *init = op.getDpsInitOperand(0);
+  AffineMap outMap = op.getMatchingIndexingMap(init);
+  auto outType = cast<RankedTensorType>(init->get().getType());
+  SmallVector<Versioned> versioned;
+  for (unsigned r = 0; r < outMap.getNumResults(); ++r) {
+    auto dim = dyn_cast<AffineDimExpr>(outMap.getResult(r));
+    if (!dim || !outType.isDynamicDim(r))
+      continue;
+    Value size = slicedSize(init->get(), r);
+    std::optional<int64_t> tile = tileSizeOf(size);
+    if (!tile)
+      continue;
+    loopSize[dim.getPosition()] = *tile;
+    Value is = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, size,
+                                     arith::ConstantIndexOp::create(b, loc, *tile));
+    versioned.push_back({dim.getPosition(), edgeSizeOf(size, *tile), is});
+  }
+  return versioned;
+}
+
 struct VersionTilesPass : tdsl::impl::VersionTilesBase<VersionTilesPass> {
   using Base::Base;
 
@@ -129,31 +161,9 @@ struct VersionTilesPass : tdsl::impl::VersionTilesBase<VersionTilesPass> {
     Location loc = op.getLoc();
     // The run-time size of each parallel loop from the output's dimensions,
     // and the tile size it has in full tiles.
-    OpOperand *init = op.getDpsInitOperand(0);
-    AffineMap outMap = op.getMatchingIndexingMap(init);
-    auto outType = cast<RankedTensorType>(init->get().getType());
+    AffineMap outMap = op.getMatchingIndexingMap(op.getDpsInitOperand(0));
     SmallVector<int64_t> loopSize(op.getNumLoops(), ShapedType::kDynamic);
-    // Each versioned loop: its tile size, its edge tile's when static, and
-    // whether this tile is full along it.
-    struct Versioned {
-      unsigned loop;
-      std::optional<int64_t> edge;
-      Value isFull;
-    };
-    SmallVector<Versioned> versioned;
-    for (unsigned r = 0; r < outMap.getNumResults(); ++r) {
-      auto dim = dyn_cast<AffineDimExpr>(outMap.getResult(r));
-      if (!dim || !outType.isDynamicDim(r))
-        continue;
-      Value size = slicedSize(init->get(), r);
-      std::optional<int64_t> tile = tileSizeOf(size);
-      if (!tile)
-        continue;
-      loopSize[dim.getPosition()] = *tile;
-      Value is = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, size,
-                                       arith::ConstantIndexOp::create(b, loc, *tile));
-      versioned.push_back({dim.getPosition(), edgeSizeOf(size, *tile), is});
-    }
+    SmallVector<Versioned> versioned = versionedLoops(b, op, loopSize);
     if (versioned.empty())
       return;
     // A static shape that the tiles do not divide has partial tiles of

@@ -137,6 +137,16 @@ struct ReverseSweep::Inversion {
   AffineMap paddedMap;
   SmallVector<std::pair<unsigned, Value>> flips;
   DenseMap<unsigned, Value> flippedInput;
+  // padSeed's plan: per solved loop, its window loop d (y = p - d - c), c,
+  // the seed's subscript r of y, and d's extent.
+  struct Window {
+    unsigned d;
+    int64_t c;
+    unsigned r;
+    const Solved *s;
+    Value extent;
+  };
+  SmallVector<Window> windows;
 
   // While the body is built: each old loop's value, and whether this
   // iteration is one of the primal's.
@@ -152,6 +162,10 @@ struct ReverseSweep::Inversion {
 
   bool plan(OpBuilder &b);
   void padSeed(OpBuilder &b);
+  bool isRead(unsigned input);
+  bool planWindows(OpBuilder &b);
+  void flipOperands(OpBuilder &b);
+  void buildPaddedSeed(OpBuilder &b);
   void chooseSolved(SmallVectorImpl<int> &plainOf,
                     SmallVectorImpl<Pending> &pending);
   Value extentOf(OpBuilder &b, unsigned oldDim);
@@ -276,97 +290,98 @@ bool ReverseSweep::Inversion::plan(OpBuilder &b) {
 /// each solved loop is that loop, and the window loops appear in other
 /// operands' maps only as whole subscripts.
 void ReverseSweep::Inversion::padSeed(OpBuilder &b) {
-  auto gType = dyn_cast<RankedTensorType>(g.getType());
+  if (!planWindows(b)) {
+    windows.clear();
+    return;
+  }
+  for (const Window &w : windows)
+    flips.push_back({w.d, w.extent});
+  flipOperands(b);
+  buildPaddedSeed(b);
+}
+
+/// Whether an input's value is read by the body (not the tensor a
+/// `parallel for` only takes its shape from).
+bool ReverseSweep::Inversion::isRead(unsigned input) {
+  return !gen.getRegion().front().getArgument(input).use_empty();
+}
+
+/// The conditions of padSeed, and its window loops.
+bool ReverseSweep::Inversion::planWindows(OpBuilder &b) {
   AffineMap seedMap = maps.back();
   auto usesSolved = [&](AffineMap m) {
     return llvm::any_of(solved, [&](const Solved &s) {
       return m.isFunctionOfDim(s.oldDim);
     });
   };
-  if (!gType || extremum.first || !masked.empty() || !usesSolved(seedMap) ||
+  if (!isa<RankedTensorType>(g.getType()) || extremum.first || !masked.empty() ||
+      !usesSolved(seedMap) ||
       llvm::any_of(solved, [](const Solved &s) { return s.coef != 1; }))
-    return;
+    return false;
   ArrayRef<AffineMap> inputMaps = ArrayRef<AffineMap>(maps).drop_back();
-  // (An input whose value the body does not read, such as the tensor a
-  // `parallel for` takes its shape from, reads nothing.)
-  Block &primal = gen.getRegion().front();
   for (auto [k, m] : llvm::enumerate(inputMaps))
-    if (k != inputIndex && usesSolved(m) && !primal.getArgument(k).use_empty())
-      return;
-  // Per solved loop: its window loop d, the constant c of y = p - d - c,
-  // and the seed's subscript r of y.
-  struct Window {
-    unsigned d;
-    int64_t c;
-    unsigned r;
-    const Solved *s;
-  };
-  SmallVector<Window> windows;
-  llvm::SmallBitVector flipped(numOld);
+    if (k != inputIndex && usesSolved(m) && isRead(k))
+      return false;
+  llvm::SmallBitVector isWindow(numOld);
   for (const Solved &s : solved) {
     std::optional<Linear> rest = linearize(s.rest);
     std::optional<unsigned> r =
         seedMap.getResultPosition(getAffineDimExpr(s.oldDim, ctx));
     if (!rest || !r || rest->constant < 0)
-      return;
+      return false;
     std::optional<unsigned> d;
     for (auto [dim, c] : rest->coef) {
       if (c == 0)
         continue;
       if (d || c != 1)
-        return;
+        return false;
       d = dim;
     }
-    if (!d || newPos[*d] < 0 || flipped.test(*d) || seedMap.isFunctionOfDim(*d))
-      return;
+    if (!d || newPos[*d] < 0 || isWindow.test(*d) || seedMap.isFunctionOfDim(*d))
+      return false;
     // The adjoint's output map names d's loop where the input reads it
     // elsewhere (x[d, i + d]): that loop would run backwards.
     for (auto [j, e] : llvm::enumerate(maps[inputIndex].getResults()))
       if (j != s.result && e.isFunctionOfDim(*d))
-        return;
-    flipped.set(*d);
-    windows.push_back({*d, rest->constant, *r, &s});
+        return false;
+    isWindow.set(*d);
+    windows.push_back({*d, rest->constant, *r, &s, nullptr});
   }
   for (unsigned r = 0; r < seedMap.getNumResults(); ++r)
     if (llvm::none_of(windows, [&](const Window &w) { return w.r == r; }) &&
         llvm::any_of(solved, [&](const Solved &s) {
           return seedMap.getResult(r).isFunctionOfDim(s.oldDim);
         }))
-      return;
+      return false;
   // Other operands read a window loop only as a whole subscript.
   for (auto [k, m] : llvm::enumerate(inputMaps)) {
-    if (k == inputIndex || primal.getArgument(k).use_empty())
+    if (k == inputIndex || !isRead(k))
       continue;
     for (AffineExpr e : m.getResults())
       for (const Window &w : windows)
         if (e.isFunctionOfDim(w.d) && !isa<AffineDimExpr>(e))
-          return;
+          return false;
   }
-  SmallVector<Value> extents;
-  for (const Window &w : windows) {
-    Value extent = extentOf(b, w.d);
-    if (!extent)
-      return;
-    extents.push_back(extent);
-  }
+  for (Window &w : windows)
+    if (!(w.extent = extentOf(b, w.d)))
+      return false;
+  return true;
+}
 
-  // The plan holds: the window loops run backwards.
-  for (auto [w, extent] : llvm::zip(windows, extents))
-    flips.push_back({w.d, extent});
+/// Each operand read at a window loop, as a copy reversed along it.
+void ReverseSweep::Inversion::flipOperands(OpBuilder &b) {
   Type i64 = b.getI64Type();
-  Value zeroIdx = arith::ConstantIndexOp::create(b, loc, 0);
   Value oneIdx = arith::ConstantIndexOp::create(b, loc, 1);
-  // Operands read at a window loop: a copy reversed along it.
-  for (auto [k, m] : llvm::enumerate(inputMaps)) {
+  for (auto [k, m] : llvm::enumerate(ArrayRef<AffineMap>(maps).drop_back())) {
     Value v = gen.getInputs()[k];
     auto type = dyn_cast<RankedTensorType>(v.getType());
-    if (k == inputIndex || !type || primal.getArgument(k).use_empty())
+    if (k == inputIndex || !type || !isRead(k))
       continue;
     SmallVector<std::pair<unsigned, Value>> reversed; // (subscript, extent)
     for (auto [j, e] : llvm::enumerate(m.getResults()))
-      for (auto [w, extent] : llvm::zip(windows, extents))
+      for (const Window &w : windows)
         if (e == getAffineDimExpr(w.d, ctx))
-          reversed.push_back({(unsigned)j, extent});
+          reversed.push_back({(unsigned)j, w.extent});
     if (reversed.empty())
       continue;
     unsigned rank = type.getRank();
@@ -387,13 +402,20 @@ void ReverseSweep::Inversion::padSeed(OpBuilder &b) {
           return tensor::ExtractOp::create(bb, loc, v, at);
         });
   }
-  // The seed among zeros: lo = R - 1 + c before y (so that y + lo = p + e),
-  // hi = max(P - Y - c, 0) after it (so that p + e < Y + lo + hi).
+}
+
+/// The seed among zeros: lo = R - 1 + c before y (so that y + lo = p + e),
+/// hi = max(P - Y - c, 0) after it (so that p + e < Y + lo + hi), read at
+/// p + e along each window's subscript.
+void ReverseSweep::Inversion::buildPaddedSeed(OpBuilder &b) {
+  auto gType = cast<RankedTensorType>(g.getType());
+  AffineMap seedMap = maps.back();
+  Value zeroIdx = arith::ConstantIndexOp::create(b, loc, 0);
+  Value oneIdx = arith::ConstantIndexOp::create(b, loc, 1);
   SmallVector<Value> dynamicSizes;
   SmallVector<int64_t> shape;
   SmallVector<OpFoldResult> offsets, sizes, strides;
-  SmallVector<AffineExpr> readExprs;
-  SmallVector<AffineExpr> renumber;
+  SmallVector<AffineExpr> readExprs, renumber;
   for (unsigned d = 0; d < numOld; ++d)
     renumber.push_back(newPos[d] >= 0 ? getAffineDimExpr(newPos[d], ctx)
                                       : getAffineConstantExpr(0, ctx));
@@ -403,14 +425,8 @@ void ReverseSweep::Inversion::padSeed(OpBuilder &b) {
     sizes.push_back(gType.isDynamicDim(r) ? OpFoldResult(size)
                                           : b.getIndexAttr(gType.getDimSize(r)));
     strides.push_back(b.getIndexAttr(1));
-    const Window *w = nullptr;
-    Value extent;
-    for (auto [win, ext] : llvm::zip(windows, extents))
-      if (win.r == r) {
-        w = &win;
-        extent = ext;
-      }
-    if (!w) {
+    const Window *w = llvm::find_if(windows, [&](const Window &w) { return w.r == r; });
+    if (w == windows.end()) {
       offsets.push_back(b.getIndexAttr(0));
       shape.push_back(gType.getDimSize(r));
       if (gType.isDynamicDim(r))
@@ -421,7 +437,8 @@ void ReverseSweep::Inversion::padSeed(OpBuilder &b) {
     Value c = arith::ConstantIndexOp::create(b, loc, w->c);
     // An empty window reads nothing: its pads only need to be valid.
     Value lo = arith::MaxSIOp::create(
-        b, loc, arith::AddIOp::create(b, loc, arith::SubIOp::create(b, loc, extent, oneIdx), c),
+        b, loc,
+        arith::AddIOp::create(b, loc, arith::SubIOp::create(b, loc, w->extent, oneIdx), c),
         zeroIdx);
     Value p = tensor::DimOp::create(b, loc, input, w->s->result);
     Value hi = arith::MaxSIOp::create(
