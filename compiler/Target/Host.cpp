@@ -107,14 +107,16 @@ static void mergeEqualFunctions(llvm::Module &module) {
 }
 
 std::function<llvm::Error(llvm::Module *)>
-makeHostTransformer(unsigned optLevel, llvm::TargetMachine *tm) {
+makeHostTransformer(unsigned optLevel, llvm::TargetMachine *tm,
+                    bool mergeFunctions) {
   auto optimize = makeOptimizingTransformer(optLevel, 0, tm);
-  return [optimize](llvm::Module *m) {
+  return [optimize, mergeFunctions](llvm::Module *m) {
     hoistStaticAllocas(*m);
     // Kernels inlined at several places with the same shapes are outlined
     // into equal parallel loop bodies (the digits CNN's forward pass for
     // its training and test rows): one copy is optimized and compiled.
-    mergeEqualFunctions(*m);
+    if (mergeFunctions)
+      mergeEqualFunctions(*m);
     return optimize(m);
   };
 }
@@ -341,7 +343,9 @@ LogicalResult emitHostObjects(ModuleOp module, unsigned optLevel, unsigned parts
       errors[i] = llvm::toString(piece.takeError());
       return;
     }
-    if (llvm::Error e = makeHostTransformer(optLevel, tm.get())(piece->get())) {
+    // Merged already, before the split.
+    auto transform = makeHostTransformer(optLevel, tm.get(), /*mergeFunctions=*/false);
+    if (llvm::Error e = transform(piece->get())) {
       errors[i] = "LLVM optimization failed: " + llvm::toString(std::move(e));
       return;
     }

@@ -34,9 +34,12 @@ namespace tdsl {
 /// block: the kernel launches that the GPU dialect's translation writes
 /// allocate their argument arrays where they launch, in loops too, and a
 /// long loop would overflow the stack (tdsl-hoist-allocas does the same for
-/// the code MLIR lowers). Every JIT and object file goes through it.
+/// the code MLIR lowers). With `mergeFunctions`, functions with equal
+/// bodies are merged first (the pieces of a split compile were, before the
+/// split). Every JIT and object file goes through it.
 std::function<llvm::Error(llvm::Module *)>
-makeHostTransformer(unsigned optLevel, llvm::TargetMachine *tm);
+makeHostTransformer(unsigned optLevel, llvm::TargetMachine *tm,
+                    bool mergeFunctions = true);
 
 /// Registers every translation to LLVM IR with `ctx` (a CUDA program's
 /// host module holds gpu.binary ops, and gpu-module-to-binary translates

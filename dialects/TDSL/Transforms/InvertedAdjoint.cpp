@@ -163,6 +163,8 @@ struct ReverseSweep::Inversion {
   bool plan(OpBuilder &b);
   void padSeed(OpBuilder &b);
   bool isRead(unsigned input);
+  bool usesSolved(AffineMap m);
+  AffineExpr renumbered(AffineExpr e);
   bool planWindows(OpBuilder &b);
   void flipOperands(OpBuilder &b);
   void buildPaddedSeed(OpBuilder &b);
@@ -306,14 +308,24 @@ bool ReverseSweep::Inversion::isRead(unsigned input) {
   return !gen.getRegion().front().getArgument(input).use_empty();
 }
 
+/// Whether `m` reads a solved loop.
+bool ReverseSweep::Inversion::usesSolved(AffineMap m) {
+  return llvm::any_of(solved,
+                      [&](const Solved &s) { return m.isFunctionOfDim(s.oldDim); });
+}
+
+/// `e` of the old loops in the new loops (a solved loop as 0).
+AffineExpr ReverseSweep::Inversion::renumbered(AffineExpr e) {
+  SmallVector<AffineExpr> renumber;
+  for (unsigned d = 0; d < numOld; ++d)
+    renumber.push_back(newPos[d] >= 0 ? getAffineDimExpr(newPos[d], ctx)
+                                      : getAffineConstantExpr(0, ctx));
+  return e.replaceDimsAndSymbols(renumber, {});
+}
+
 /// The conditions of padSeed, and its window loops.
 bool ReverseSweep::Inversion::planWindows(OpBuilder &b) {
   AffineMap seedMap = maps.back();
-  auto usesSolved = [&](AffineMap m) {
-    return llvm::any_of(solved, [&](const Solved &s) {
-      return m.isFunctionOfDim(s.oldDim);
-    });
-  };
   if (!isa<RankedTensorType>(g.getType()) || extremum.first || !masked.empty() ||
       !usesSolved(seedMap) ||
       llvm::any_of(solved, [](const Solved &s) { return s.coef != 1; }))
@@ -415,10 +427,7 @@ void ReverseSweep::Inversion::buildPaddedSeed(OpBuilder &b) {
   SmallVector<Value> dynamicSizes;
   SmallVector<int64_t> shape;
   SmallVector<OpFoldResult> offsets, sizes, strides;
-  SmallVector<AffineExpr> readExprs, renumber;
-  for (unsigned d = 0; d < numOld; ++d)
-    renumber.push_back(newPos[d] >= 0 ? getAffineDimExpr(newPos[d], ctx)
-                                      : getAffineConstantExpr(0, ctx));
+  SmallVector<AffineExpr> readExprs;
   Value input = gen.getInputs()[inputIndex];
   for (unsigned r = 0; r < gType.getRank(); ++r) {
     Value size = tensor::DimOp::create(b, loc, g, r);
@@ -431,7 +440,7 @@ void ReverseSweep::Inversion::buildPaddedSeed(OpBuilder &b) {
       shape.push_back(gType.getDimSize(r));
       if (gType.isDynamicDim(r))
         dynamicSizes.push_back(size);
-      readExprs.push_back(seedMap.getResult(r).replaceDimsAndSymbols(renumber, {}));
+      readExprs.push_back(renumbered(seedMap.getResult(r)));
       continue;
     }
     Value c = arith::ConstantIndexOp::create(b, loc, w->c);
@@ -463,19 +472,11 @@ void ReverseSweep::Inversion::buildPaddedSeed(OpBuilder &b) {
 /// (its value in the body, and the extents of the new loops). False when
 /// some new loop would have no extent.
 bool ReverseSweep::Inversion::operands() {
-  auto usesSolved = [&](AffineMap m) {
-    return llvm::any_of(solved, [&](const Solved &s) {
-      return m.isFunctionOfDim(s.oldDim);
-    });
-  };
-  SmallVector<AffineExpr> renumber;
-  for (unsigned d = 0; d < numOld; ++d)
-    renumber.push_back(newPos[d] >= 0 ? getAffineDimExpr(newPos[d], ctx)
-                                      : getAffineConstantExpr(0, ctx));
   auto moved = [&](AffineMap m) {
-    return AffineMap::get(
-        numLoops, 0,
-        m.replaceDimsAndSymbols(renumber, {}, numLoops, 0).getResults(), ctx);
+    SmallVector<AffineExpr> results;
+    for (AffineExpr e : m.getResults())
+      results.push_back(renumbered(e));
+    return AffineMap::get(numLoops, 0, results, ctx);
   };
   llvm::SmallBitVector covered(numLoops);
   auto add = [&](Value v, AffineMap m) {
