@@ -114,3 +114,52 @@ func.func @use_upstream(%x: f32) -> f32 {
   %g = tdsl.grad @upstream(%x) : (f32) -> f32
   return %g : f32
 }
+
+// -----
+
+// A tdsl.index in a parallel_for nested in an inverted map's body (x[i + 1])
+// reads the map's loop, so in the recomputed body it is the solved i = p - 1
+// (%[[I]], clamped), not the inverted loop's p.
+
+// CHECK-LABEL: func.func private @shift_nested_grad(
+// CHECK:         tdsl.index_gen ins(%arg0 : tensor<4xf32>)
+// CHECK:           %[[P:.*]] = tdsl.index 0 : index
+// CHECK:           %[[P64:.*]] = tdsl.cast %[[P]] : index to i64
+// CHECK:           %[[SUB:.*]] = tdsl.sub %[[P64]], %{{.*}} : i64, i64 -> i64
+// CHECK:           %[[I:.*]] = tdsl.select %{{.*}}, %[[SUB]], %{{.*}} : i1, i64, i64 -> i64
+// CHECK-NOT:       tdsl.index
+// CHECK:           tdsl.parallel_for
+// CHECK-NEXT:        tdsl.parallel_for
+// CHECK-NOT:         tdsl.index
+// CHECK:             tdsl.cast %[[I]] : i64 to index
+// CHECK-NOT:       tdsl.index
+// CHECK:         return
+func.func @shift_nested(%x: tensor<4xf32>) -> f32 {
+  %z = tdsl.constant 0.0 : f32
+  %y0 = tdsl.fill %z [] : f32 -> tensor<3xf32>
+  %y = tdsl.index_gen ins(%x, %y0 : tensor<4xf32>, tensor<3xf32>) {combiner = #tdsl.combiner<none>, indexing_maps = [affine_map<(d0) -> (d0 + 1)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = [#tdsl.iterator<parallel>]} -> tensor<3xf32> {
+  ^bb0(%a: f32, %b: f32):
+    %c0 = arith.constant 0 : index
+    %c4 = arith.constant 4 : index
+    %s = tdsl.parallel_for (%t) = (%c0) to (%c4) reduce(add) -> f32 {
+     %s2 = tdsl.parallel_for (%u) = (%c0) to (%c4) reduce(add) -> f32 {
+      %i = tdsl.index 0 : index
+      %k = tdsl.cast %i : index to f32
+      %m = tdsl.mul %a, %k : f32, f32 -> f32
+      tdsl.yield %m : f32
+     }
+     tdsl.yield %s2 : f32
+    }
+    tdsl.yield %s : f32
+  }
+  %p = tdsl.mul %y, %y : tensor<3xf32>, tensor<3xf32> -> tensor<3xf32>
+  %r = tdsl.index_gen ins(%p : tensor<3xf32>) {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> ()>], iterator_types = [#tdsl.iterator<reduction>], combiner = #tdsl.combiner<sum>} -> f32 {
+  ^bb0(%e: f32):
+    tdsl.yield %e : f32
+  }
+  return %r : f32
+}
+func.func @use_shift_nested(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %g = tdsl.grad @shift_nested(%x) : (tensor<4xf32>) -> tensor<4xf32>
+  return %g : tensor<4xf32>
+}

@@ -574,13 +574,14 @@ Value ReverseSweep::Inversion::readAt(OpBuilder &bb, Value v, AffineMap m) {
   return tensor::ExtractOp::create(bb, loc, v, at);
 }
 
-/// The cloned primal body's reads of its loops (not those of ops nested in
-/// it) become the old loops' values.
+/// The cloned primal body's reads of its loops become the old loops' values.
+/// A nested index_gen's reads are of its own loops; those inside a nested
+/// parallel_for, scf.if or scf.for are of ours (IndexOp's verifier).
 void ReverseSweep::Inversion::replaceLoopReads(ArrayRef<Operation *> cloned) {
   SmallVector<IndexOp> indices;
   for (Operation *inner : cloned)
     inner->walk<WalkOrder::PreOrder>([&](Operation *o) {
-      if (o != inner && isa<IndexGenOp, ParallelForOp>(o))
+      if (isa<IndexGenOp>(o))
         return WalkResult::skip();
       if (auto idx = dyn_cast<IndexOp>(o))
         indices.push_back(idx);
