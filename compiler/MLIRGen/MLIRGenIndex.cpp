@@ -499,14 +499,22 @@ bool Generator::addWrittenRanges(
     if (!hi)
       continue;
     mlir::Location l = loc(hi->loc);
-    mlir::Value n = gen(*hi, env);
-    if (!n)
-      return false;
-    mlir::Value zero = mlir::arith::ConstantIndexOp::create(builder, l, 0);
-    n = mlir::arith::MaxSIOp::create(builder, l, toIndex(n, l), zero);
-    inputs.push_back(mlir::tensor::EmptyOp::create(
-        builder, l, llvm::ArrayRef<int64_t>{mlir::ShapedType::kDynamic},
-        builder.getF32Type(), mlir::ValueRange{n}));
+    // A literal extent is static: grad solves windows as wide as their
+    // stride only where it knows the window's extent.
+    if (auto *lit = llvm::dyn_cast<IntLitExpr>(hi.get())) {
+      int64_t size = std::max<int64_t>(static_cast<int64_t>(lit->value), 0);
+      inputs.push_back(mlir::tensor::EmptyOp::create(
+          builder, l, llvm::ArrayRef<int64_t>{size}, builder.getF32Type()));
+    } else {
+      mlir::Value n = gen(*hi, env);
+      if (!n)
+        return false;
+      mlir::Value zero = mlir::arith::ConstantIndexOp::create(builder, l, 0);
+      n = mlir::arith::MaxSIOp::create(builder, l, toIndex(n, l), zero);
+      inputs.push_back(mlir::tensor::EmptyOp::create(
+          builder, l, llvm::ArrayRef<int64_t>{mlir::ShapedType::kDynamic},
+          builder.getF32Type(), mlir::ValueRange{n}));
+    }
     maps.push_back(mlir::AffineMap::get(
         frame.dims.size(), 0, builder.getAffineDimExpr(first + k), &ctx));
     inputExprs.push_back(nullptr);

@@ -115,6 +115,7 @@ void buildCPUTilingPipeline(OpPassManager &pm,
     return;
   if (!options.tuneCache.empty())
     pm.addPass(createApplyTuning({options.tuneCache, options.tuneMachine}));
+  pm.addNestedPass<func::FuncOp>(createSplitStridedWindows());
   pm.addNestedPass<func::FuncOp>(createSplitReduction());
   pm.addNestedPass<func::FuncOp>(createCollapseDims());
   pm.addNestedPass<func::FuncOp>(

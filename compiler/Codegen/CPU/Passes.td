@@ -61,6 +61,33 @@ def CollapseDims : Pass<"tdsl-collapse-dims", "mlir::func::FuncOp"> {
   ];
 }
 
+def SplitStridedWindows : Pass<"tdsl-split-strided-windows", "mlir::func::FuncOp"> {
+  let summary = "Read windows as wide as their stride through a reshaped operand";
+  let description = [{
+    An input read at `a * i + di` where the loop `di` runs over exactly
+    `0..a` (a pooling window of stride 2: `x[n, c, 2 * i + di, 2 * j +
+    dj]`, or a convolution whose stride is its kernel's size) reads each
+    element once, in order. Its dimension is split into [range of i, a]
+    (a `tensor.expand_shape`, after a `tensor.extract_slice` of the first
+    a * range elements when the dimension is longer: odd rows dropped), and
+    the subscript becomes the two loops, a projected permutation. The
+    vectorizer then reads whole vectors of each row instead of leaving the
+    op a scalar loop. Loops of run-time range are left alone.
+
+    ```mlir
+    // before
+    linalg.generic {indexing_maps = [(n, c, i, j, di, dj) -> (n, c, i * 2 + di, j * 2 + dj), ...]}
+      ins(%x : tensor<32x16x9x8xf32>) outs(%o : tensor<32x16x4x4xf32>)
+    // after
+    %s = tensor.extract_slice %x[0, 0, 0, 0] [32, 16, 8, 8] [1, 1, 1, 1]
+    %e = tensor.expand_shape %s [[0], [1], [2, 3], [4, 5]] ... into tensor<32x16x4x2x4x2xf32>
+    linalg.generic {indexing_maps = [(n, c, i, j, di, dj) -> (n, c, i, di, j, dj), ...]}
+      ins(%e : tensor<32x16x4x2x4x2xf32>) outs(%o : tensor<32x16x4x4xf32>)
+    ```
+  }];
+  let dependentDialects = ["mlir::tensor::TensorDialect"];
+}
+
 def SplitReduction : Pass<"tdsl-split-reduction", "mlir::func::FuncOp"> {
   let summary = "Split whole-tensor reductions into parallel, blocked partial results";
   let description = [{

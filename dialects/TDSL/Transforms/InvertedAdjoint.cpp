@@ -10,7 +10,8 @@
 // range: a gather over the kernel window, deterministic, with no atomics.
 // Operands read at a solved loop (the seed at (n, k, y, x)) are read inside
 // the body, at clamped positions, since their positions can be out of range
-// where the iteration does not contribute.
+// where the iteration does not contribute. A window as wide as its stride
+// (2 * y + dy, dy in 0..2) is solved for both loops: y = p / 2, dy = p mod 2.
 //
 //===----------------------------------------------------------------------===//
 #include "dialects/TDSL/Transforms/ReverseMode.h"
@@ -98,12 +99,14 @@ struct ReverseSweep::Inversion {
     int64_t coef;
     Value extent; // the old loop's extent, an index
     unsigned result; // the subscript of the input it solves
+    int windowDim; // a loop solved as p mod coef (a * i + di), or -1
   };
   struct Pending {
     unsigned result;
     int solvedDim = -1; // -1: masked
     AffineExpr rest;
     int64_t coef = 1;
+    int windowDim = -1;
   };
   ReverseSweep &sweep;
   IndexGenOp gen;
@@ -170,6 +173,8 @@ struct ReverseSweep::Inversion {
   void buildPaddedSeed(OpBuilder &b);
   void chooseSolved(SmallVectorImpl<int> &plainOf,
                     SmallVectorImpl<Pending> &pending);
+  void solveWindow(const Linear &lin, unsigned best, ArrayRef<unsigned> uses,
+                   llvm::SmallBitVector &taken, Pending &p);
   Value extentOf(OpBuilder &b, unsigned oldDim);
   bool operands();
   Value body(OpBuilder &bb, ValueRange args, FailureOr<Value> &result);
@@ -220,9 +225,38 @@ void ReverseSweep::Inversion::chooseSolved(SmallVectorImpl<int> &plainOf,
       for (auto [d, c] : lin->coef)
         if ((int)d != best && c != 0)
           p.rest = p.rest + getAffineDimExpr(d, ctx) * c;
+      solveWindow(*lin, best, uses, taken, p);
     }
     pending.push_back(p);
   }
+}
+
+/// A window as wide as its stride (a * i + di with di in 0..a, as a pooling
+/// window reads): p = a * i + di has exactly one solution, i = p / a and
+/// di = p mod a, so di is solved too. The adjoint then has no window loop
+/// to reduce over, nor a divisibility test per window position.
+void ReverseSweep::Inversion::solveWindow(const Linear &lin, unsigned best,
+                                          ArrayRef<unsigned> uses,
+                                          llvm::SmallBitVector &taken,
+                                          Pending &p) {
+  int64_t a = lin.coef.at(best);
+
+  if (a < 2 || lin.constant != 0)
+    return;
+  std::optional<unsigned> window;
+  unsigned others = 0;
+  for (auto [d, c] : lin.coef)
+    if (d != best && c != 0) {
+      ++others;
+      if (c == 1)
+        window = d;
+    }
+  if (others != 1 || !window || taken.test(*window) || uses[*window] != 1 ||
+      staticExtent(gen, *window) != a)
+    return;
+  taken.set(*window);
+  p.windowDim = *window;
+  p.rest = getAffineConstantExpr(0, ctx);
 }
 
 /// The extent of an old loop, from an operand that has it plainly (an
@@ -248,9 +282,12 @@ bool ReverseSweep::Inversion::plan(OpBuilder &b) {
   SmallVector<Pending> pending;
   chooseSolved(plainOf, pending);
   llvm::SmallBitVector solvedDims(numOld);
-  for (const Pending &p : pending)
+  for (const Pending &p : pending) {
     if (p.solvedDim >= 0)
       solvedDims.set(p.solvedDim);
+    if (p.windowDim >= 0)
+      solvedDims.set(p.windowDim);
+  }
   if (solvedDims.none())
     return false;
   newPos.assign(numOld, -1);
@@ -271,7 +308,8 @@ bool ReverseSweep::Inversion::plan(OpBuilder &b) {
     Value extent = extentOf(b, p.solvedDim);
     if (!extent)
       return false;
-    solved.push_back({(unsigned)p.solvedDim, loop, p.rest, p.coef, extent, p.result});
+    solved.push_back(
+        {(unsigned)p.solvedDim, loop, p.rest, p.coef, extent, p.result, p.windowDim});
   }
   return true;
 }
@@ -310,8 +348,10 @@ bool ReverseSweep::Inversion::isRead(unsigned input) {
 
 /// Whether `m` reads a solved loop.
 bool ReverseSweep::Inversion::usesSolved(AffineMap m) {
-  return llvm::any_of(solved,
-                      [&](const Solved &s) { return m.isFunctionOfDim(s.oldDim); });
+  return llvm::any_of(solved, [&](const Solved &s) {
+    return m.isFunctionOfDim(s.oldDim) ||
+           (s.windowDim >= 0 && m.isFunctionOfDim(s.windowDim));
+  });
 }
 
 /// `e` of the old loops in the new loops (a solved loop as 0).
@@ -548,7 +588,10 @@ void ReverseSweep::Inversion::solveLoops(OpBuilder &bb) {
                               eval(bb, s.rest));
     Value ok = cmp(CmpPredicate::ge, num, cst(0));
     Value value = num;
-    if (s.coef != 1) {
+    if (s.windowDim >= 0) {
+      value = DivOp::create(bb, loc, num, cst(s.coef));
+      oldValue[s.windowDim] = RemOp::create(bb, loc, num, cst(s.coef));
+    } else if (s.coef != 1) {
       Value rem = RemOp::create(bb, loc, num, cst(s.coef));
       ok = AndOp::create(bb, loc, ok, cmp(CmpPredicate::eq, rem, cst(0)));
       value = DivOp::create(bb, loc, num, cst(s.coef));
