@@ -1,6 +1,7 @@
 //===- LowerNestedLinalg.cpp - nested linalg.generic ops become loops --------===//
 #include "compiler/Codegen/Common/Passes.h"
 
+#include "mlir/Dialect/Affine/Utils.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -20,16 +21,13 @@ using namespace mlir;
 
 namespace {
 
-/// The indices an affine map (dims and constants) selects from `ivs`.
+/// The indices an affine map selects at `ivs` (any affine subscript:
+/// x[k + 1], x[2 * k], not only loops and constants).
 SmallVector<Value> apply(OpBuilder &b, Location loc, AffineMap map,
                          ArrayRef<Value> ivs) {
   SmallVector<Value> out;
-  for (AffineExpr e : map.getResults()) {
-    if (auto c = dyn_cast<AffineConstantExpr>(e))
-      out.push_back(arith::ConstantIndexOp::create(b, loc, c.getValue()));
-    else
-      out.push_back(ivs[cast<AffineDimExpr>(e).getPosition()]);
-  }
+  for (AffineExpr e : map.getResults())
+    out.push_back(affine::expandAffineExpr(b, loc, e, ivs, {}));
   return out;
 }
 

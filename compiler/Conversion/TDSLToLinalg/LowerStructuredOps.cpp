@@ -9,6 +9,7 @@
 #include "compiler/Codegen/Common/KernelInfo.h"
 #include "dialects/TDSL/IR/TDSLOps.h"
 
+#include "mlir/Dialect/Affine/Utils.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -257,14 +258,11 @@ static LogicalResult lowerIndexGenToLoops(IRRewriter &rw, t::IndexGenOp op) {
     carried = loop.getRegionIterArgs()[0];
     rw.setInsertionPointToStart(loop.getBody());
   }
+  // Any affine subscript (x[k + 1], x[2 * k]), not only loops and constants.
   auto eval = [&](AffineMap m) {
     SmallVector<Value> idx;
-    for (AffineExpr e : m.getResults()) {
-      if (auto c = dyn_cast<AffineConstantExpr>(e))
-        idx.push_back(arith::ConstantIndexOp::create(rw, loc, c.getValue()));
-      else
-        idx.push_back(ivs[cast<AffineDimExpr>(e).getPosition()]);
-    }
+    for (AffineExpr e : m.getResults())
+      idx.push_back(affine::expandAffineExpr(rw, loc, e, ivs, {}));
     return idx;
   };
   SmallVector<Value> args;
