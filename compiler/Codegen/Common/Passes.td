@@ -207,6 +207,15 @@ def PrepareInPlaceUpdates : Pass<"tdsl-prepare-in-place-updates", "mlir::func::F
       after a write of the destination and answers with a copy: the read
       takes the same slice of the updated tensor instead.
 
+    And one shape that must not be written in place: an update inside a
+    loop of a tensor defined outside it (`h = zeros(...)` hoisted out of a
+    `for` by loop-invariant code motion, then `h[k, j] = ...` in the loop)
+    reads that tensor again on every trip. MLIR 22's empty-tensor
+    elimination still made the updating op write into it, so each trip saw
+    the rows of the earlier ones; the update now takes a copy
+    (`bufferization.alloc_tensor() copy(...)`) made in the loop, which
+    bufferization would make anyway.
+
     ```mlir
     // before
     %e = tensor.empty() : tensor<398xf64>
@@ -222,7 +231,8 @@ def PrepareInPlaceUpdates : Pass<"tdsl-prepare-in-place-updates", "mlir::func::F
     %na = linalg.generic ins(%s, ...) outs(%e1)
     ```
   }];
-  let dependentDialects = ["mlir::tensor::TensorDialect"];
+  let dependentDialects = ["mlir::tensor::TensorDialect",
+                           "mlir::bufferization::BufferizationDialect"];
 }
 
 def CheckStaticShapes : Pass<"tdsl-check-static-shapes", "mlir::ModuleOp"> {

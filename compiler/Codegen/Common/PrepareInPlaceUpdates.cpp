@@ -1,9 +1,11 @@
 //===- PrepareInPlaceUpdates.cpp - offset updates bufferized in place -----===//
 #include "compiler/Codegen/Common/Passes.h"
 
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/PatternMatch.h"
+#include "mlir/Interfaces/LoopLikeInterface.h"
 
 namespace tdsl {
 #define GEN_PASS_DEF_PREPAREINPLACEUPDATES
@@ -64,12 +66,47 @@ void readUpdatedTensors(func::FuncOp func, RewriterBase &rewriter) {
   }
 }
 
+/// Whether `dest`, which `user` updates, is defined outside a loop around
+/// `user`: every trip then reads its original value again.
+bool definedOutsideLoop(Value dest, Operation *user) {
+  Operation *scope = dest.getParentBlock()->getParentOp();
+  for (Operation *p = user->getParentOp(); p && p != scope; p = p->getParentOp())
+    if (isa<LoopLikeOpInterface>(p))
+      return true;
+  return false;
+}
+
+/// An insert_slice in a loop into a tensor defined outside it updates a copy
+/// made in the loop. Empty-tensor elimination would otherwise let the op
+/// computing the source write into the shared tensor itself (MLIR 22 does
+/// not see that the next trip reads it), and each trip saw the earlier
+/// trips' updates.
+void copyLoopInvariantDestinations(func::FuncOp func, RewriterBase &rewriter) {
+  SmallVector<tensor::InsertSliceOp> inserts;
+  func.walk([&](tensor::InsertSliceOp op) {
+    if (definedOutsideLoop(op.getDest(), op))
+      inserts.push_back(op);
+  });
+  for (tensor::InsertSliceOp insert : inserts) {
+    rewriter.setInsertionPoint(insert);
+    Value dest = insert.getDest();
+    SmallVector<Value> sizes;
+    for (int64_t d = 0; d < insert.getDestType().getRank(); ++d)
+      if (insert.getDestType().isDynamicDim(d))
+        sizes.push_back(tensor::DimOp::create(rewriter, insert.getLoc(), dest, d));
+    Value copy = bufferization::AllocTensorOp::create(
+        rewriter, insert.getLoc(), insert.getDestType(), sizes, dest);
+    rewriter.modifyOpInPlace(insert, [&] { insert.getDestMutable().set(copy); });
+  }
+}
+
 struct PrepareInPlaceUpdatesPass
     : tdsl::impl::PrepareInPlaceUpdatesBase<PrepareInPlaceUpdatesPass> {
   void runOnOperation() override {
     IRRewriter rewriter(&getContext());
     unshareEmpties(getOperation(), rewriter);
     readUpdatedTensors(getOperation(), rewriter);
+    copyLoopInvariantDestinations(getOperation(), rewriter);
   }
 };
 } // namespace
