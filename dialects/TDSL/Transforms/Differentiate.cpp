@@ -13,6 +13,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/SymbolTable.h"
+#include "mlir/IR/Verifier.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Transforms/InliningUtils.h"
 
@@ -170,6 +171,14 @@ struct DifferentiatePass
           return signalPassFailure();
         }
         grad = *built;
+        // The gradient is built by hand here, and later passes assume
+        // valid IR (tdslc verifies once, at the end): a gap in the rules
+        // must be an error at the call, not a crash further down.
+        if (failed(verify(grad))) {
+          op.emitError("internal error: the gradient of '")
+              << op.getCallee() << "' is not valid IR (please report it)";
+          return signalPassFailure();
+        }
       }
       OpBuilder b(op);
       auto call = func::CallOp::create(b, op.getLoc(), grad, op.getArgs());

@@ -155,8 +155,18 @@ Value ReverseSweep::zeroAdjoint(OpBuilder &bb, Location loc, Value v) {
 
 void ReverseSweep::accumulate(Location loc, Value operand,
                               Value contribution) {
-  if (!(gathered && operand == gathered))
+  bool isGathered = gathered && operand == gathered;
+  if (!isGathered || isa<RankedTensorType>(contribution.getType()))
     contribution = unbroadcast(loc, contribution, operand);
+  // A whole-tensor op on the gathered tensor (x * f32(i) in a `parallel
+  // for` body) contributes to every element: this iteration's is the one
+  // at `element`.
+  if (isGathered && isa<RankedTensorType>(contribution.getType())) {
+    SmallVector<Value> at;
+    for (Value e : element)
+      at.push_back(CastOp::create(b, loc, b.getIndexType(), e));
+    contribution = tensor::ExtractOp::create(b, loc, contribution, at);
+  }
   Value &slot = adjoints[operand];
   slot = slot ? AddOp::create(b, loc, slot, contribution).getResult()
               : contribution;
@@ -297,14 +307,20 @@ struct ReverseSweep::Rules {
           return success();
         })
         .Case<PowOp>([&](auto) {
+          // As PyTorch: 0 where the exponent is 0 (y * x^(y-1) is 0 * inf
+          // at x = 0), and for the exponent 0 where x = 0 and y >= 0
+          // (x^y * log x is 0 * -inf).
           to(0, [&] {
             Value p = PowOp::create(b(), loc, x(0), sub(x(1), c(1)));
-            return guarded(mul(g, mul(x(1), p)));
-        });
+            return guarded(select(cmp(CmpPredicate::eq, x(1), c(0)), c(0),
+                                  mul(g, mul(x(1), p))));
+          });
           to(1, [&] {
             Value l = LogOp::create(b(), loc, x(0).getType(), x(0));
-            return guarded(mul(g, mul(y, l)));
-        });
+            Value d = mul(g, mul(y, l));
+            Value atZero = select(cmp(CmpPredicate::ge, x(1), c(0)), c(0), d);
+            return guarded(select(cmp(CmpPredicate::eq, x(0), c(0)), atZero, d));
+          });
           return success();
         })
         .Case<MaxOp>([&](auto) {
