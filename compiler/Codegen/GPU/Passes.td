@@ -267,12 +267,20 @@ def GPUPromoteBuffers : Pass<"tdsl-gpu-promote-buffers", "mlir::ModuleOp"> {
       ...
     }
     ```
+
+    Each alloca has one stack slot for all iterations of a loop around it
+    (tdsl-hoist-allocas), so a buffer that an `scf.for` carries to its next
+    iteration (`t = t * x` in a `for` loop of a kernel's body) takes one of
+    two slots made before the loop, by the iteration's parity: the next
+    iteration's buffer overwrote the one it was reading. A buffer carried
+    in other ways (through an `scf.if`, or by an outer loop too) stays on
+    the device heap.
   }];
   let options = [
     Option<"maxBytes", "max-bytes", "int64_t", "1024",
            "The largest buffer (in bytes) that goes on the stack">,
   ];
-  let dependentDialects = ["mlir::memref::MemRefDialect"];
+  let dependentDialects = ["mlir::memref::MemRefDialect", "mlir::arith::ArithDialect"];
 }
 
 def GPUReduce : Pass<"tdsl-gpu-reduce", "mlir::ModuleOp"> {
