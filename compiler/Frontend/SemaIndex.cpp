@@ -268,7 +268,7 @@ Type Checker::checkReduce(ReduceExpr &e) {
       known.known = true;
       known.extent = *range;
       known.useLoc = v.loc;
-      known.tensorType = "its range";
+      known.tensorType = ""; // a written range, not a tensor
     }
     indexInfo[v.name] = known;
     added.push_back(v.name);
@@ -443,8 +443,12 @@ Type Checker::checkIndex(IndexExpr &e) {
                                   d.str() + " here (dimension " + Twine(i) +
                                   " of " + base.str() + ") but over " +
                                   info.extent.str() + " elsewhere");
-        diags.note(info.useLoc, "'" + ref->name + "' subscripts a tensor of type " +
-                                    info.tensorType + " here");
+        if (info.tensorType.empty())
+          diags.note(info.useLoc, "'" + ref->name + "' runs over 0.." +
+                                      info.extent.str() + " here");
+        else
+          diags.note(info.useLoc, "'" + ref->name + "' subscripts a tensor of type " +
+                                      info.tensorType + " here");
         return Type::error();
       }
       if (info.extent.isDynamic() && !d.isDynamic())

@@ -203,8 +203,9 @@ private:
   SubscriptKind classify(const Expr &s, const IndexFrame &frame) const;
   std::optional<mlir::AffineExpr> affineSubscript(const Expr &s,
                                                   const IndexFrame &frame) const;
+  /// Names the dimension, not a value: "subscript 0" read as the value 0.
   std::string outOfRange(const IndexExpr &e, unsigned d) const {
-    return "subscript " + std::to_string(d) +
+    return "the subscript of dimension " + std::to_string(d) +
            " is out of range for a tensor of type " + e.base->type.str();
   }
 

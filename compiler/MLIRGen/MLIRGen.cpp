@@ -335,7 +335,7 @@ bool Generator::genUpdate(IndexDefStmt &def, Env &env) {
       mlir::Value inRange = mlir::arith::CmpIOp::create(
           builder, sl, mlir::arith::CmpIPredicate::ult, index, extent);
       mlir::cf::AssertOp::create(builder, sl, inRange,
-                                 "subscript " + std::to_string(d) +
+                                 "the subscript of dimension " + std::to_string(d) +
                                      " is out of range for a tensor of type " +
                                      xType.str());
       positions.push_back(index);

@@ -51,7 +51,15 @@ mlir::Value Generator::genBuiltin(CallExpr &e, Env &env) {
     if (e.type.shape[0].isStatic())
       return t::ArangeOp::create(builder, l, rt, mlir::Value());
     mlir::Value n = gen(*e.args[0].value, env);
-    return n ? t::ArangeOp::create(builder, l, rt, toIndex(n, l)) : nullptr;
+    if (!n)
+      return nullptr;
+    mlir::Value zero = mlir::arith::ConstantOp::create(
+        builder, l, builder.getIntegerAttr(n.getType(), 0));
+    mlir::cf::AssertOp::create(
+        builder, l,
+        mlir::arith::CmpIOp::create(builder, l, mlir::arith::CmpIPredicate::sge, n, zero),
+        "the size of arange is negative");
+    return t::ArangeOp::create(builder, l, rt, toIndex(n, l));
   }
   case BuiltinKind::Random:
     return genRandom(e, env);

@@ -185,12 +185,22 @@ func.func @cmp_select(%a: f32, %b: f32, %t: tensor<?x4xf32>) -> tensor<?x4xf32> 
 // CHECK-LABEL: func.func @casts(
 // CHECK-SAME: %[[I:[^:]*]]: i64, %[[F:[^:]*]]: f32, %[[D:[^:]*]]: f64, %[[X:[^:]*]]: index, %[[B:[^:]*]]: i1, %[[H:[^:]*]]: f16, %[[U:[^:]*]]: i64
 // CHECK: arith.sitofp %[[I]] : i64 to f32
-// CHECK: arith.fptosi %[[F]] : f32 to i64
+// Float to integer saturates: below -2^63 the smallest i64, from 2^63 the
+// largest, NaN 0.
+// CHECK: %[[FI:.*]] = arith.fptosi %[[F]] : f32 to i64
+// CHECK: %[[LOW:.*]] = arith.cmpf olt, %[[F]], %{{.*}} : f32
+// CHECK: %[[S1:.*]] = arith.select %[[LOW]], %{{.*}}, %[[FI]] : i64
+// CHECK: %[[HIGH:.*]] = arith.cmpf oge, %[[F]], %{{.*}} : f32
+// CHECK: %[[S2:.*]] = arith.select %[[HIGH]], %{{.*}}, %[[S1]] : i64
+// CHECK: %[[NAN:.*]] = arith.cmpf uno, %[[F]], %[[F]] : f32
+// CHECK: arith.select %[[NAN]], %{{.*}}, %[[S2]] : i64
 // CHECK: arith.extf %[[F]] : f32 to f64
 // CHECK: arith.truncf %[[D]] : f64 to f32
-// f64 -> index goes through i64.
-// CHECK: %[[DI:.*]] = arith.fptosi %[[D]] : f64 to i64
-// CHECK: arith.index_cast %[[DI]] : i64 to index
+// f64 -> index goes through i64 (saturated).
+// CHECK: arith.fptosi %[[D]] : f64 to i64
+// CHECK: %[[DN:.*]] = arith.cmpf uno, %[[D]], %[[D]] : f64
+// CHECK: %[[DI:.*]] = arith.select %[[DN]], %{{.*}} : i64
+// CHECK-NEXT: arith.index_cast %[[DI]] : i64 to index
 // index -> f32 goes through i64.
 // CHECK: %[[XI:.*]] = arith.index_cast %[[X]] : index to i64
 // CHECK: arith.sitofp %[[XI]] : i64 to f32

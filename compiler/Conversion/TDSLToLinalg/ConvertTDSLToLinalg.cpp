@@ -33,6 +33,8 @@
 namespace tdsl {
 #define GEN_PASS_DEF_CONVERTTDSLTOLINALG
 #include "compiler/Conversion/TDSLToLinalg/Passes.h.inc"
+
+#include <cmath>
 } // namespace tdsl
 
 using namespace mlir;
@@ -77,6 +79,35 @@ Value truncToF32RoundToOdd(OpBuilder &b, Location loc, Value v) {
 
 /// Element-type conversion between scalars; `from`/`to` are the original
 /// (possibly ui64) element types, `v` is already signless.
+/// A float converted to an integer type `dst`, rounded toward zero and
+/// saturated as LLVM's fptosi.sat: NaN gives 0, a value beyond the range
+/// the type's bound. arith.fptosi leaves those undefined, and a constant
+/// out of range printed a different number on each run.
+Value floatToInt(OpBuilder &b, Location loc, Value v, IntegerType dst,
+                 bool isUnsigned) {
+  Type src = v.getType();
+  unsigned w = dst.getWidth();
+  llvm::APInt lo = isUnsigned ? llvm::APInt::getMinValue(w) : llvm::APInt::getSignedMinValue(w);
+  llvm::APInt hi = isUnsigned ? llvm::APInt::getMaxValue(w) : llvm::APInt::getSignedMaxValue(w);
+  // The bounds as floats: -2^(w-1) and 2^(w-1) (2^w unsigned), exact.
+  double top = std::ldexp(1.0, isUnsigned ? w : w - 1);
+  double bottom = isUnsigned ? 0.0 : -top;
+  auto cst = [&](double d) -> Value {
+    return arith::ConstantOp::create(b, loc, b.getFloatAttr(src, d));
+  };
+  auto icst = [&](const llvm::APInt &i) -> Value {
+    return arith::ConstantOp::create(b, loc, b.getIntegerAttr(dst, i));
+  };
+  Value r = isUnsigned ? (Value)arith::FPToUIOp::create(b, loc, dst, v)
+                       : (Value)arith::FPToSIOp::create(b, loc, dst, v);
+  Value below = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLT, v, cst(bottom));
+  r = arith::SelectOp::create(b, loc, below, icst(lo), r);
+  Value above = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGE, v, cst(top));
+  r = arith::SelectOp::create(b, loc, above, icst(hi), r);
+  Value nan = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNO, v, v);
+  return arith::SelectOp::create(b, loc, nan, icst(llvm::APInt::getZero(w)), r);
+}
+
 Value convertScalar(OpBuilder &b, Location loc, Value v, Type from, Type to) {
   Type src = v.getType();
   Type dst = isa<IntegerType>(to) ? b.getIntegerType(to.getIntOrFloatBitWidth())
@@ -94,7 +125,7 @@ Value convertScalar(OpBuilder &b, Location loc, Value v, Type from, Type to) {
   }
   if (isa<IndexType>(dst)) {
     if (isa<FloatType>(src))
-      v = arith::FPToSIOp::create(b, loc, b.getI64Type(), v);
+      v = floatToInt(b, loc, v, b.getI64Type(), false);
     return srcUnsigned ? (Value)arith::IndexCastUIOp::create(b, loc, dst, v)
                        : (Value)arith::IndexCastOp::create(b, loc, dst, v);
   }
@@ -108,8 +139,7 @@ Value convertScalar(OpBuilder &b, Location loc, Value v, Type from, Type to) {
       return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, v, zero);
     }
     if (isa<FloatType>(src))
-      return dstUnsigned ? (Value)arith::FPToUIOp::create(b, loc, dst, v)
-                         : (Value)arith::FPToSIOp::create(b, loc, dst, v);
+      return floatToInt(b, loc, v, dt, dstUnsigned);
     unsigned sw = src.getIntOrFloatBitWidth(), dw = dt.getWidth();
     if (sw < dw)
       return srcUnsigned ? (Value)arith::ExtUIOp::create(b, loc, dst, v)
