@@ -195,6 +195,64 @@ linalg::GenericOp dropUnitWindowLoops(RewriterBase &rw, linalg::GenericOp op,
   return dropped;
 }
 
+/// `op` (every loop parallel) reading its outputs' old values through
+/// inputs instead: an update in place of a reduction's result (`r + f32(t)`
+/// after `r[b, t] = sum(v) ...`, an epilogue out of any tile) reads its out
+/// argument, and MLIR 22's vectorizer took `out + f(linalg.index)` for a
+/// reduction step. Where the index's vector had fewer dimensions than the
+/// result, it made a vector.multi_reduction with no reduced dimension that
+/// dropped the read value (the result was f32(t) alone). Null when `op`
+/// reads no output.
+linalg::GenericOp readOutputsAsInputs(RewriterBase &rw, linalg::GenericOp op) {
+  if (op.getNumReductionLoops() != 0 || !op.hasPureTensorSemantics())
+    return {};
+  SmallVector<OpOperand *> read;
+  for (OpOperand &init : op.getDpsInitsMutable())
+    if (!op.getMatchingBlockArgument(&init).use_empty())
+      read.push_back(&init);
+  if (read.empty())
+    return {};
+  SmallVector<Value> inputs(op.getDpsInputs());
+  SmallVector<AffineMap> maps;
+  for (OpOperand *in : op.getDpsInputOperands())
+    maps.push_back(op.getMatchingIndexingMap(in));
+  for (OpOperand *init : read) {
+    inputs.push_back(init->get());
+    maps.push_back(op.getMatchingIndexingMap(init));
+  }
+  for (OpOperand &init : op.getDpsInitsMutable())
+    maps.push_back(op.getMatchingIndexingMap(&init));
+  rw.setInsertionPoint(op);
+  auto copy = linalg::GenericOp::create(rw, op.getLoc(), op->getResultTypes(), inputs,
+                                        op.getDpsInits(), maps,
+                                        op.getIteratorTypesArray());
+  copy->setDiscardableAttrs(op->getDiscardableAttrDictionary());
+  Block &old = op.getRegion().front();
+  unsigned numIns = op.getNumDpsInputs();
+  SmallVector<Type> types;
+  SmallVector<Location> locs;
+  for (Value v : inputs) {
+    types.push_back(getElementTypeOrSelf(v.getType()));
+    locs.push_back(op.getLoc());
+  }
+  for (BlockArgument a : old.getArguments().drop_front(numIns)) {
+    types.push_back(a.getType());
+    locs.push_back(a.getLoc());
+  }
+  Block *body = rw.createBlock(&copy.getRegion(), {}, types, locs);
+  // Old arguments: the inputs, then the outputs, whose reads now take the
+  // new inputs (the outputs' own arguments are left unused).
+  SmallVector<Value> args(body->getArguments().take_front(numIns));
+  for (auto [k, init] : llvm::enumerate(op.getDpsInitsMutable())) {
+    auto it = llvm::find(read, &init);
+    args.push_back(it != read.end() ? body->getArgument(numIns + (it - read.begin()))
+                                    : body->getArgument(inputs.size() + k));
+  }
+  rw.mergeBlocks(&old, body, args);
+  rw.replaceOp(op, copy->getResults());
+  return copy;
+}
+
 /// The value a masked-off lane must hold in a float max/min reduction; null
 /// for other kinds. MLIR 22's mask lowering fills masked lanes of a
 /// `maximumf` reduction with -2^-149, the negative number closest to 0, so
@@ -544,6 +602,9 @@ struct VectorizePass : tdsl::impl::VectorizeBase<VectorizePass> {
       if (auto generic = dyn_cast<linalg::GenericOp>(target))
         if (Operation *named = asNamedContraction(rw, generic))
           target = named;
+      if (auto generic = dyn_cast<linalg::GenericOp>(target))
+        if (linalg::GenericOp read = readOutputsAsInputs(rw, generic))
+          target = read;
       SmallVector<bool> scalable(sizes.size(), false);
       if (failed(linalg::vectorizeOpPrecondition(target, sizes, scalable)))
         continue;
