@@ -197,7 +197,7 @@ struct TileToForallPass : tdsl::impl::TileToForallBase<TileToForallPass> {
     SmallVector<linalg::LinalgOp> candidates;
     fn.walk([&](linalg::LinalgOp op) {
       if (op.hasPureTensorSemantics() && !op->getParentOfType<scf::ForallOp>() &&
-          !isa<linalg::FillOp>(op))
+          !isa<linalg::FillOp>(op) && !tdsl::hasEmptyLoop(op))
         candidates.push_back(op);
     });
     // Epilogues are tiled with their contraction; those that could not be
@@ -210,7 +210,8 @@ struct TileToForallPass : tdsl::impl::TileToForallBase<TileToForallPass> {
     tileAll(rw, candidates);
     candidates.clear();
     fn.walk([&](linalg::LinalgOp op) {
-      if (isEpilogue(op) && !op->getParentOfType<scf::ForallOp>())
+      if (isEpilogue(op) && !op->getParentOfType<scf::ForallOp>() &&
+          !tdsl::hasEmptyLoop(op))
         candidates.push_back(op);
     });
     tileAll(rw, candidates);

@@ -1,6 +1,7 @@
 //===- Vectorize.cpp - register tiles and linalg::vectorize -----------------===//
 #include "compiler/Codegen/CPU/Passes.h"
 #include "compiler/Codegen/CPU/TileConfig.h"
+#include "compiler/Codegen/Common/TilingUtils.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -513,7 +514,8 @@ struct VectorizePass : tdsl::impl::VectorizeBase<VectorizePass> {
     func::FuncOp fn = getOperation();
     SmallVector<linalg::LinalgOp> ops;
     fn.walk([&](linalg::LinalgOp op) {
-      if (op.hasPureTensorSemantics() && !isa<linalg::FillOp>(op))
+      if (op.hasPureTensorSemantics() && !isa<linalg::FillOp>(op) &&
+          !tdsl::hasEmptyLoop(op))
         ops.push_back(op);
     });
     IRRewriter rw(&getContext());

@@ -44,3 +44,9 @@ tdsl::tileToForallFusingFills(RewriterBase &rw, Operation *op,
     loops.push_back(loop);
   return std::make_pair(tiled, loops);
 }
+
+bool tdsl::hasEmptyLoop(linalg::LinalgOp op) {
+  return llvm::any_of(op.getStaticLoopRanges(), [](int64_t r) {
+    return !ShapedType::isDynamic(r) && r <= 0;
+  });
+}

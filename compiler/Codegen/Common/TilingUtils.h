@@ -2,9 +2,16 @@
 #ifndef TDSL_CODEGEN_TILINGUTILS_H
 #define TDSL_CODEGEN_TILINGUTILS_H
 
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/IR/PatternMatch.h"
 
 namespace tdsl {
+
+/// Whether some loop of `op` has a static range of 0 (an empty tensor known
+/// at compile time: `zeros(f32[n, 3]) @ w` with n = 0, a pooling of a 1 x 1
+/// image). Such an op computes nothing and is left as it is: MLIR 22's
+/// tiling crashed on it (computeTileSizes).
+bool hasEmptyLoop(mlir::linalg::LinalgOp op);
 
 /// Tiles `op` (a TilingInterface op) into an scf.forall with `sizes` (0
 /// leaves a loop untiled), listing the loops in `interchange` order when
