@@ -53,13 +53,14 @@ mlir::Value Generator::genBuiltin(CallExpr &e, Env &env) {
     mlir::Value n = gen(*e.args[0].value, env);
     if (!n)
       return nullptr;
-    mlir::Value zero = mlir::arith::ConstantOp::create(
-        builder, l, builder.getIntegerAttr(n.getType(), 0));
+    // As an index: a u64 size of 2^63 or more is negative there too.
+    mlir::Value size = toIndex(n, l);
+    mlir::Value zero = mlir::arith::ConstantIndexOp::create(builder, l, 0);
     mlir::cf::AssertOp::create(
         builder, l,
-        mlir::arith::CmpIOp::create(builder, l, mlir::arith::CmpIPredicate::sge, n, zero),
+        mlir::arith::CmpIOp::create(builder, l, mlir::arith::CmpIPredicate::sge, size, zero),
         "the size of arange is negative");
-    return t::ArangeOp::create(builder, l, rt, toIndex(n, l));
+    return t::ArangeOp::create(builder, l, rt, size);
   }
   case BuiltinKind::Random:
     return genRandom(e, env);

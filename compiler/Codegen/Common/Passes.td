@@ -212,14 +212,6 @@ def PrepareInPlaceUpdates : Pass<"tdsl-prepare-in-place-updates", "mlir::func::F
       after a write of the destination and answers with a copy: the read
       takes the same slice of the updated tensor instead.
 
-    And one shape that must not be written in place: an update inside a
-    loop of a tensor defined outside it (`h = zeros(...)` hoisted out of a
-    `for` by loop-invariant code motion, then `h[k, j] = ...` in the loop)
-    reads that tensor again on every trip. MLIR 22's empty-tensor
-    elimination still made the updating op write into it, so each trip saw
-    the rows of the earlier ones; the update now takes a copy
-    (`bufferization.alloc_tensor() copy(...)`) made in the loop, which
-    bufferization would make anyway.
 
     ```mlir
     // before
@@ -235,6 +227,15 @@ def PrepareInPlaceUpdates : Pass<"tdsl-prepare-in-place-updates", "mlir::func::F
     %e1 = tensor.empty() : tensor<398xf64>
     %na = linalg.generic ins(%s, ...) outs(%e1)
     ```
+
+    And one shape that must not be written in place: an update inside a
+    loop of a tensor defined outside it (`h = zeros(...)` hoisted out of a
+    `for` by loop-invariant code motion, then `h[k, j] = ...` in the loop)
+    reads that tensor again on every trip. MLIR 22's empty-tensor
+    elimination still made the updating op write into it, so each trip saw
+    the rows of the earlier ones; the update now takes a copy
+    (`bufferization.alloc_tensor() copy(...)`) made in the loop, which
+    bufferization would make anyway.
   }];
   let dependentDialects = ["mlir::tensor::TensorDialect",
                            "mlir::bufferization::BufferizationDialect"];

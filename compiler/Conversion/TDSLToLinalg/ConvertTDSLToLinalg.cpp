@@ -30,11 +30,11 @@
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Transforms/DialectConversion.h"
 
+#include <cmath>
+
 namespace tdsl {
 #define GEN_PASS_DEF_CONVERTTDSLTOLINALG
 #include "compiler/Conversion/TDSLToLinalg/Passes.h.inc"
-
-#include <cmath>
 } // namespace tdsl
 
 using namespace mlir;
@@ -77,14 +77,16 @@ Value truncToF32RoundToOdd(OpBuilder &b, Location loc, Value v) {
       b, loc, f32, arith::SelectOp::create(b, loc, inexact, odd, bits));
 }
 
-/// Element-type conversion between scalars; `from`/`to` are the original
-/// (possibly ui64) element types, `v` is already signless.
 /// A float converted to an integer type `dst`, rounded toward zero and
 /// saturated as LLVM's fptosi.sat: NaN gives 0, a value beyond the range
 /// the type's bound. arith.fptosi leaves those undefined, and a constant
 /// out of range printed a different number on each run.
 Value floatToInt(OpBuilder &b, Location loc, Value v, IntegerType dst,
                  bool isUnsigned) {
+  // f16 and bf16 through f32 (exact): -2^31 is -inf in f16, which no value
+  // is below.
+  if (v.getType().getIntOrFloatBitWidth() < 32)
+    v = arith::ExtFOp::create(b, loc, b.getF32Type(), v);
   Type src = v.getType();
   unsigned w = dst.getWidth();
   llvm::APInt lo = isUnsigned ? llvm::APInt::getMinValue(w) : llvm::APInt::getSignedMinValue(w);
@@ -108,6 +110,8 @@ Value floatToInt(OpBuilder &b, Location loc, Value v, IntegerType dst,
   return arith::SelectOp::create(b, loc, nan, icst(llvm::APInt::getZero(w)), r);
 }
 
+/// Element-type conversion between scalars; `from`/`to` are the original
+/// (possibly ui64) element types, `v` is already signless.
 Value convertScalar(OpBuilder &b, Location loc, Value v, Type from, Type to) {
   Type src = v.getType();
   Type dst = isa<IntegerType>(to) ? b.getIntegerType(to.getIntOrFloatBitWidth())

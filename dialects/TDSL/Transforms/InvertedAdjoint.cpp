@@ -240,7 +240,6 @@ void ReverseSweep::Inversion::solveWindow(const Linear &lin, unsigned best,
                                           llvm::SmallBitVector &taken,
                                           Pending &p) {
   int64_t a = lin.coef.at(best);
-
   if (a < 2 || lin.constant != 0)
     return;
   std::optional<unsigned> window;
