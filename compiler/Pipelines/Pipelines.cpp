@@ -170,6 +170,7 @@ void buildCPUFunctionsToLLVMPipeline(OpPassManager &pm) {
   OpPassManager &fn = pm.nest<func::FuncOp>();
   addUpstream(fn, "convert-vector-to-scf{full-unroll},lower-affine,canonicalize");
   fn.addPass(createLowerVector());
+  fn.addPass(createExpandBF16());
   fn.addPass(createApproximateMath());
   addUpstream(fn, "canonicalize,expand-strided-metadata,lower-affine,"
                   "convert-scf-to-cf,"
@@ -278,6 +279,7 @@ void buildCUDABinaryPipeline(OpPassManager &pm,
 }
 
 void buildCUDAHostToLLVMPipeline(OpPassManager &pm) {
+  pm.addNestedPass<func::FuncOp>(createExpandBF16());
   addUpstream(pm, "convert-scf-to-cf,convert-math-to-libm,gpu-to-llvm,"
                   "finalize-memref-to-llvm{use-generic-functions},"
                   "convert-to-llvm,reconcile-unrealized-casts,canonicalize");

@@ -434,6 +434,33 @@ def ApproximateMath : Pass<"tdsl-approximate-math", "mlir::func::FuncOp"> {
                            "mlir::vector::VectorDialect"];
 }
 
+def ExpandBF16 : Pass<"tdsl-expand-bf16", "mlir::func::FuncOp"> {
+  let summary = "bf16 arithmetic in f32, and f32 to bf16 rounding in integers";
+  let description = [{
+    x86 has no bf16 instructions without AVX512-BF16, and LLVM lowers each
+    rounding to bf16 to a call of `__truncsfbf2`, which no runtime here
+    provides: every program that computed a bf16 value at run time failed
+    to link. This pass computes each arith and math op on bf16 scalars or
+    vectors in f32 (`arith.extf` before, `arith.truncf` after: exact for
+    `+ - * /` and `sqrt`, whose f32 results round to the same bf16 as the
+    exact ones) and rewrites `arith.truncf` to bf16 into integer ops that
+    round to nearest, ties to even, keep subnormals, infinities and the
+    sign of NaN, and stay vectors.
+
+    ```mlir
+    // before
+    %s = arith.addf %a, %b : bf16
+    // after
+    %x = arith.extf %a : bf16 to f32
+    %y = arith.extf %b : bf16 to f32
+    %z = arith.addf %x, %y : f32
+    // bits of %z + 0x7fff + bit 16, shifted right by 16; NaN made quiet
+    %s = arith.bitcast %h : i16 to bf16
+    ```
+  }];
+  let dependentDialects = ["mlir::arith::ArithDialect"];
+}
+
 def TimeKernels : Pass<"tdsl-time-kernels", "mlir::ModuleOp"> {
   let summary = "Time every kernel launch and count its work for the profile";
   let description = [{

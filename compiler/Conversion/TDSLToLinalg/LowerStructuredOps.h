@@ -21,6 +21,7 @@ mlir::Value buildCombine(mlir::OpBuilder &b, mlir::Location loc, Combine kind,
 /// Step 1 of convert-tdsl-to-linalg: rewrites the ops with regions
 /// (tdsl.index_gen, tdsl.parallel_for) and tdsl.matmul into linalg and scf,
 /// leaving the scalar tdsl ops of their bodies for the type conversion.
+/// Sums and matrix products of f16 and bf16 accumulate in f32 there.
 mlir::LogicalResult lowerStructuredOps(mlir::ModuleOp module);
 
 /// Between the two steps of convert-tdsl-to-linalg on the CPU: the draws

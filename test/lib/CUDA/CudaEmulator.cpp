@@ -198,6 +198,19 @@ float floorF(float x) { return std::floor(x); }
 double floorD(double x) { return std::floor(x); }
 float ceilF(float x) { return std::ceil(x); }
 double ceilD(double x) { return std::ceil(x); }
+/// cvt.rn.bf16.f32, which LLVM compiles for the host as a call of
+/// compiler-rt's __truncsfbf2 (not in this process): round to nearest even,
+/// NaN made quiet. `__bf16` so that the value comes back in xmm0, as the
+/// caller expects.
+__bf16 truncSfBf2(float x) {
+  uint32_t bits;
+  std::memcpy(&bits, &x, 4);
+  bits = std::isnan(x) ? bits | 0x400000u : bits + 0x7fffu + ((bits >> 16) & 1u);
+  uint16_t high = uint16_t(bits >> 16);
+  __bf16 r;
+  std::memcpy(&r, &high, 2);
+  return r;
+}
 float fminF(float a, float b) { return std::fmin(a, b); }
 double fminD(double a, double b) { return std::fmin(a, b); }
 float fmaxF(float a, float b) { return std::fmax(a, b); }
@@ -335,6 +348,8 @@ Expected<orc::SymbolMap> prepare(Module &m, orc::LLJIT &jit,
     symbols[jit.mangleAndIntern(name)] = {orc::ExecutorAddr::fromPtr(fn),
                                           JITSymbolFlags::Exported};
   };
+  // Called by the host code that LLVM generates for f32 -> bf16.
+  define("__truncsfbf2", (void *)truncSfBf2);
   for (Function &f : llvm::make_early_inc_range(m)) {
     if (f.getCallingConv() == CallingConv::PTX_Kernel) {
       kernels.push_back(f.getName().str());
