@@ -146,7 +146,10 @@ void buildCPUBufferizePipeline(OpPassManager &pm) {
                   "function-boundary-type-conversion=identity-layout-map "
                   "allow-return-allocs-from-loops}");
   pm.addNestedPass<func::FuncOp>(createMergeExclusiveAllocs());
-  addUpstream(pm, "canonicalize,buffer-deallocation-pipeline,canonicalize");
+  // A function that returns its argument on one path returns a clone of it
+  // there (recursive functions: the others are inlined).
+  addUpstream(pm, "canonicalize,buffer-deallocation-pipeline,canonicalize,"
+                  "convert-bufferization-to-memref");
   pm.addNestedPass<func::FuncOp>(createHoistVectorTransfers());
   pm.addNestedPass<func::FuncOp>(createShareShiftedReads());
   pm.addNestedPass<func::FuncOp>(createChainKernelClocks());
@@ -232,7 +235,8 @@ void buildCUDABufferizePipeline(OpPassManager &pm) {
                   "function-boundary-type-conversion=identity-layout-map "
                   "allow-return-allocs-from-loops},canonicalize");
   pm.addPass(createGPUPromoteBuffers());
-  addUpstream(pm, "buffer-deallocation-pipeline,canonicalize");
+  addUpstream(pm, "buffer-deallocation-pipeline,canonicalize,"
+                  "convert-bufferization-to-memref");
 }
 
 void buildCUDAKernelsPipeline(OpPassManager &pm,

@@ -86,9 +86,33 @@ struct GPUTilePass : tdsl::impl::GPUTileBase<GPUTilePass> {
   // A module pass: it declares a runtime function in the module, which
   // functions processed in parallel would race on.
   void runOnOperation() override {
+    if (failed(rejectDeviceRecursion()))
+      return signalPassFailure();
     for (auto fn : llvm::to_vector(getOperation().getOps<func::FuncOp>()))
       if (!fn.isExternal())
         tileFunction(fn);
+  }
+
+  /// After inlining, a call of a function defined in the module is a call
+  /// of a recursive one. In a loop that becomes a kernel, that function would
+  /// run on the device with its checks and buffers, which only kernel bodies
+  /// get lowered for: an error at the call instead of an internal one later.
+  LogicalResult rejectDeviceRecursion() {
+    ModuleOp module = getOperation();
+    LogicalResult result = success();
+    module.walk([&](func::CallOp call) {
+      auto callee = module.lookupSymbol<func::FuncOp>(call.getCallee());
+      if (!callee || callee.isExternal() ||
+          (!call->getParentOfType<linalg::LinalgOp>() &&
+           !call->getParentOfType<scf::ForallOp>()))
+        return;
+      call.emitError() << "the recursive function '" << call.getCallee()
+                       << "' cannot be called inside a parallel loop on the "
+                          "GPU; call it outside the loop, or compile for the "
+                          "CPU (--target=cpu)";
+      result = failure();
+    });
+    return result;
   }
 
   void tileFunction(func::FuncOp fn) {
