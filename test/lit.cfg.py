@@ -19,6 +19,13 @@ config.environment["TDSL_STDLIB_PATH"] = os.path.join(config.tdsl_src_root, "std
 # No tuning cache unless a test names one: what a developer tuned on this
 # machine must not change what the tests see.
 config.environment["TDSL_TUNE_CACHE"] = ""
+# One CPU model whatever the machine (AVX-512 with 32 registers, 48 KiB L1,
+# 1 MiB L2, 2 cores): the tile and vector sizes, the code the tests check
+# and the order of float sums follow the model, and the machines that run
+# the suite differ (AVX-512 or AVX2). The code still uses the host's
+# instructions; target-model.test reads the host's own model.
+config.environment["TDSL_CPU_MODEL"] = (
+    "vector-bits=512,vector-registers=32,l1=48K,l2=1024K,cores=2")
 # tdslc and the REPL verify the IR after every pass here, as tdsl-opt does:
 # a pass that breaks the IR fails its tests where it runs.
 config.environment["TDSL_VERIFY_EACH"] = "1"

@@ -6,6 +6,7 @@
 #include "llvm/ADT/StringMap.h"
 #include "llvm/Support/MathExtras.h"
 #include "llvm/Support/Path.h"
+#include "llvm/Support/raw_ostream.h"
 #include "llvm/TargetParser/Host.h"
 
 #include <algorithm>
@@ -43,7 +44,35 @@ CPUTargetModel CPUTargetModel::forHost() {
   m.l2Bytes = cacheBytes(_SC_LEVEL2_CACHE_SIZE, m.l2Bytes);
 #endif
   m.cores = std::max(1u, std::thread::hardware_concurrency());
+  if (const char *spec = std::getenv("TDSL_CPU_MODEL"))
+    m.override(spec);
   return m;
+}
+
+void CPUTargetModel::override(llvm::StringRef spec) {
+  llvm::SmallVector<llvm::StringRef> entries;
+  spec.split(entries, ',', -1, /*KeepEmpty=*/false);
+  for (llvm::StringRef entry : entries) {
+    auto [key, text] = entry.trim().split('=');
+    int64_t scale = text.consume_back_insensitive("k") ? 1024 : 1;
+    int64_t value = 0;
+    bool ok = !text.getAsInteger(10, value) && value > 0;
+    if (ok && key == "vector-bits" && llvm::isPowerOf2_64(value) && value >= 128 &&
+        value <= 2048)
+      vectorBits = value;
+    else if (ok && key == "vector-registers")
+      vectorRegisters = value;
+    else if (ok && key == "l1")
+      l1Bytes = value * scale;
+    else if (ok && key == "l2")
+      l2Bytes = value * scale;
+    else if (ok && key == "cores")
+      cores = unsigned(value);
+    else
+      llvm::errs() << "tdslc: warning: ignoring '" << entry
+                   << "' in TDSL_CPU_MODEL (vector-bits=N, vector-registers=N, "
+                      "l1=NK, l2=NK, cores=N)\n";
+  }
 }
 
 /// The power of two nearest below `v`, clamped to [lo, hi].

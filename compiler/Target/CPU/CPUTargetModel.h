@@ -4,6 +4,8 @@
 
 #include "compiler/Pipelines/Pipelines.h"
 
+#include "llvm/ADT/StringRef.h"
+
 #include <cstdint>
 #include <string>
 
@@ -29,8 +31,15 @@ struct CPUTargetModel {
   int64_t l1Bytes = 32 << 10, l2Bytes = 1 << 20;
   unsigned cores = 1;
 
-  /// The host's, from LLVM's CPU features and the C library's cache sizes.
+  /// The host's, from LLVM's CPU features and the C library's cache sizes,
+  /// then what $TDSL_CPU_MODEL overrides.
   static CPUTargetModel forHost();
+
+  /// Sets the sizes that `spec` names, `vector-bits=512,vector-registers=32,
+  /// l1=48K,l2=2048K,cores=2` (any of them): the tests pin one model, so
+  /// that the code they check does not depend on the machine they run on.
+  /// Code generation still targets the host's instructions.
+  void override(llvm::StringRef spec);
 
   /// The pipeline sizes this model gives, each replaced by the option that
   /// overrides it when that is not 0.
