@@ -339,6 +339,24 @@ std::optional<unsigned> innerLoopOfWidestInput(linalg::LinalgOp op) {
   return dim.getPosition();
 }
 
+/// Whether every input that a reduction loop reads depends on every
+/// parallel loop: a batch of row or column reductions (a layer norm's mean
+/// over the last dimension of x[b, t, c]), not a contraction, whose register
+/// tile reuses such an input along an output loop.
+bool isBatchedReduction(linalg::LinalgOp op) {
+  SmallVector<unsigned> parallel, reduction;
+  op.getParallelDims(parallel);
+  op.getReductionDims(reduction);
+  for (OpOperand *in : op.getDpsInputOperands()) {
+    AffineMap map = op.getMatchingIndexingMap(in);
+    if (llvm::none_of(reduction, [&](unsigned d) { return map.isFunctionOfDim(d); }))
+      continue;
+    if (!llvm::all_of(parallel, [&](unsigned d) { return map.isFunctionOfDim(d); }))
+      return false;
+  }
+  return true;
+}
+
 struct VectorizePass : tdsl::impl::VectorizeBase<VectorizePass> {
   using Base::Base;
 
@@ -371,6 +389,22 @@ struct VectorizePass : tdsl::impl::VectorizeBase<VectorizePass> {
     if (op->hasAttr("tdsl.blocked_reduction")) {
       sizes[n - 1] = op.getStaticLoopRanges()[n - 1];
       return sizes;
+    }
+    // Reductions of a batch (several output loops, no reuse): each output
+    // row as if alone (below). As a contraction, a layer norm's mean over
+    // the 8 contiguous elements of x[b, t, c] was a tile of 4 x 16 outputs
+    // reading 4 x 16 x 1 vectors with a stride of 8, element by element.
+    bool batched = !reduction.empty() && parallel.size() >= 2 && isBatchedReduction(op);
+    if (batched) {
+      if (std::optional<unsigned> inner = innerLoopOfWidestInput(op)) {
+        if (llvm::is_contained(parallel, *inner)) {
+          sizes[*inner] = 4 * lanes;
+        } else {
+          sizes[parallel.back()] = contractionRows;
+          sizes[*inner] = lanes;
+        }
+        return sizes;
+      }
     }
     if (!reduction.empty() && parallel.size() >= 2) {
       // Contraction: rows x (2 vectors) outer products along one reduction.
