@@ -100,6 +100,25 @@ func.func @rowsum(%x: tensor<16x64xf32>, %acc: tensor<16xf32>) -> tensor<16xf32>
   return %r : tensor<16xf32>
 }
 
+// A batch of row reductions (a layer norm's mean over the last dimension of
+// x[b, t, c]; every input depends on both output loops): each row as
+// above, 8 rows of t by the 8 contiguous elements of c, not a contraction
+// tile of 8 x 32 outputs reading vectors across rows with a stride of 8.
+// CHECK-LABEL: func.func @batched_rowsum(
+// CHECK: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %c8
+// CHECK: %[[V:.*]] = vector.transfer_read %{{.*}} : tensor<1x8x8xf32>, vector<1x8x8xf32>
+// CHECK-NOT: permutation_map
+// CHECK: vector.multi_reduction <add>, %[[V]], %{{.*}} [2] : vector<1x8x8xf32> to vector<1x8xf32>
+func.func @batched_rowsum(%x: tensor<4x64x8xf32>, %acc: tensor<4x64xf32>) -> tensor<4x64xf32> {
+  %r = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1)>], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%x : tensor<4x64x8xf32>) outs(%acc : tensor<4x64xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %m = arith.addf %out, %in : f32
+    linalg.yield %m : f32
+  } -> tensor<4x64xf32>
+  return %r : tensor<4x64xf32>
+}
+
 // A column reduction: its loops swapped so the vectors are rows of x (not
 // read transposed), 64 outputs a tile, one row per step of the inner loop.
 // CHECK-LABEL: func.func @colsum(
