@@ -267,6 +267,7 @@ void buildCUDAToNVVMPipeline(OpPassManager &pm,
   kernels.addPass(createGPULowerCopies());
   addUpstream(kernels, "convert-scf-to-cf,convert-gpu-to-nvvm,canonicalize,"
                        "reconcile-unrealized-casts");
+  kernels.addPass(createGPUExactSqrt());
   kernels.addPass(createGPUCheckDeviceCalls());
   kernels.addPass(createHoistAllocas());
 }

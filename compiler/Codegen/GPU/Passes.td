@@ -222,6 +222,27 @@ def GPULowerCopies : Pass<"tdsl-gpu-lower-copies", "mlir::gpu::GPUModuleOp"> {
                            "mlir::memref::MemRefDialect"];
 }
 
+def GPUExactSqrt : Pass<"tdsl-gpu-exact-sqrt", "mlir::gpu::GPUModuleOp"> {
+  let summary = "f32 square roots in kernels rounded correctly (sqrt.rn.f32)";
+  let description = [{
+    Runs after `convert-gpu-to-nvvm`, which calls libdevice's `__nv_sqrtf`
+    for `math.sqrt` on f32: that is `sqrt.approx.f32` unless the module asks
+    for precise square roots (NVVM reflection's `__CUDA_PREC_SQRT`), results
+    off by an ulp or two where the language defines `sqrt` as exact and the
+    CPU computes it so. The calls become LLVM's `llvm.sqrt.f32`, which is
+    `sqrt.rn.f32` on NVPTX (no `afn` flag); f64 square roots are exact in
+    libdevice already.
+
+    ```mlir
+    // before
+    %r = llvm.call @__nv_sqrtf(%x) : (f32) -> f32
+    // after
+    %r = llvm.intr.sqrt(%x) : (f32) -> f32
+    ```
+  }];
+  let dependentDialects = ["mlir::LLVM::LLVMDialect"];
+}
+
 def GPUCheckDeviceCalls : Pass<"tdsl-gpu-check-device-calls",
                                 "mlir::gpu::GPUModuleOp"> {
   let summary = "Report kernels that call host functions";
