@@ -1,9 +1,10 @@
 //===- ExpandBF16.cpp - bf16 arithmetic through f32, rounding in integers -===//
 //
 // Without AVX512-BF16, LLVM turns each f32 -> bf16 rounding into a call of
-// compiler-rt's __truncsfbf2, which neither the JIT nor the executables'
-// link provides. Computing in f32 and rounding with integer ops needs no
-// library and vectorizes.
+// compiler-rt's __truncsfbf2, which the JIT and the executables found
+// nowhere (the runtime now has one, for what LLVM narrows back to bf16 on
+// its own). Computing in f32 and rounding with integer ops needs no call
+// per element and vectorizes.
 //
 //===----------------------------------------------------------------------===//
 #include "compiler/Codegen/CPU/Passes.h"

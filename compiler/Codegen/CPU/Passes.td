@@ -438,9 +438,10 @@ def ExpandBF16 : Pass<"tdsl-expand-bf16", "mlir::func::FuncOp"> {
   let summary = "bf16 arithmetic in f32, and f32 to bf16 rounding in integers";
   let description = [{
     x86 has no bf16 instructions without AVX512-BF16, and LLVM lowers each
-    rounding to bf16 to a call of `__truncsfbf2`, which no runtime here
-    provides: every program that computed a bf16 value at run time failed
-    to link. This pass computes each arith and math op on bf16 scalars or
+    rounding to bf16 to a call of `__truncsfbf2`, which nothing provided:
+    every program that computed a bf16 value at run time failed to link
+    (the runtime now provides it for what LLVM itself narrows back to bf16,
+    runtime/lib/SoftFloat.cpp). This pass computes each arith and math op on bf16 scalars or
     vectors in f32 (`arith.extf` before, `arith.truncf` after: exact for
     `+ - * /` and `sqrt`, whose f32 results round to the same bf16 as the
     exact ones) and rewrites `arith.truncf` to bf16 into integer ops that
