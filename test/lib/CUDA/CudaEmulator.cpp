@@ -24,6 +24,7 @@
 
 #include <ucontext.h>
 
+#include <cfenv>
 #include <cmath>
 #include <climits>
 #include <cstdint>
@@ -168,6 +169,17 @@ float rcpF(float a) { return 1.0f / a; }
 double rcpD(double a) { return 1.0 / a; }
 float fmaF(float a, float b, float c) { return std::fma(a, b, c); }
 double fmaD(double a, double b, double c) { return std::fma(a, b, c); }
+/// fma.rz, .rm and .rp round toward zero, down and up: libdevice's fmodf
+/// uses fma.rz, and rounded to nearest it gave wrong f32 `%` for quotients
+/// above 2^23 (1e9 % 3.7 was 0.787, not 2.913).
+template <typename F, int Mode> F fmaDirected(F a, F b, F c) {
+#pragma STDC FENV_ACCESS ON
+  int old = std::fegetround();
+  std::fesetround(Mode);
+  F r = std::fma(a, b, c);
+  std::fesetround(old);
+  return r;
+}
 float saturateF(float x) { return x < 0 ? 0.0f : x > 1 ? 1.0f : x; }
 double saturateD(double x) { return x < 0 ? 0.0 : x > 1 ? 1.0 : x; }
 /// cvt.rni.s32: round to nearest even, saturating, NaN to 0 (as the GPU;
@@ -259,8 +271,14 @@ const std::map<std::string, void *> &intrinsics() {
     add({"lohi.i2d"}, (void *)lohiI2d);
     add({"rcp.rn.f", "rcp.approx.ftz.f"}, (void *)rcpF);
     add({"rcp.rn.d", "rcp.approx.ftz.d"}, (void *)rcpD);
-    add({"fma.rn.f", "fma.rm.f", "fma.rp.f", "fma.rz.f", "fma.rn.ftz.f"}, (void *)fmaF);
-    add({"fma.rn.d", "fma.rm.d", "fma.rp.d", "fma.rz.d"}, (void *)fmaD);
+    add({"fma.rn.f", "fma.rn.ftz.f"}, (void *)fmaF);
+    add({"fma.rn.d"}, (void *)fmaD);
+    add({"fma.rz.f", "fma.rz.ftz.f"}, (void *)fmaDirected<float, FE_TOWARDZERO>);
+    add({"fma.rm.f", "fma.rm.ftz.f"}, (void *)fmaDirected<float, FE_DOWNWARD>);
+    add({"fma.rp.f", "fma.rp.ftz.f"}, (void *)fmaDirected<float, FE_UPWARD>);
+    add({"fma.rz.d"}, (void *)fmaDirected<double, FE_TOWARDZERO>);
+    add({"fma.rm.d"}, (void *)fmaDirected<double, FE_DOWNWARD>);
+    add({"fma.rp.d"}, (void *)fmaDirected<double, FE_UPWARD>);
     add({"saturate.f", "saturate.ftz.f"}, (void *)saturateF);
     add({"saturate.d"}, (void *)saturateD);
     add({"f2i.rn"}, (void *)f2iRn);
