@@ -68,6 +68,9 @@ struct IndexFrame {
   /// Those extents as Sema knows them: a tensor whose dimension is known to
   /// be the same (`n in 0..N` reading `x: f32[N, C]`) is read whole.
   llvm::SmallVector<Dim> loopDims;
+  /// How many lazy `?:` sides the walk is inside: what may fail there is
+  /// read inside the region, under the condition, not before the op.
+  unsigned lazySides = 0;
 };
 
 /// How a subscript of a tensor read inside index notation is generated.
@@ -200,6 +203,12 @@ private:
   void emitGuards(IndexFrame &frame, llvm::ArrayRef<mlir::Value> inputs,
                   llvm::ArrayRef<mlir::AffineMap> maps, mlir::Location l);
   bool usesIndex(const Expr &e, const IndexFrame &frame) const;
+  bool safeSubscript(const IndexExpr &e, unsigned d,
+                     const IndexFrame &frame) const;
+  bool mayFail(const Expr &e, const IndexFrame *frame,
+               const Expr *done = nullptr) const;
+  bool isLazy(const TernaryExpr &t, const IndexFrame *frame) const;
+  mlir::Value genLazyTernary(TernaryExpr &t, mlir::Value cond, Env &env);
   SubscriptKind classify(const Expr &s, const IndexFrame &frame) const;
   std::optional<mlir::AffineExpr> affineSubscript(const Expr &s,
                                                   const IndexFrame &frame) const;
@@ -220,6 +229,9 @@ private:
   llvm::DenseMap<const ModelDecl *, const ModelDecl *> subst;
   llvm::StringSet<> instances;
   std::vector<IndexFrame *> indexFrames;
+  /// Whether each `?:` walked by collectInputs chooses lazily: gen() must
+  /// agree with what was (not) computed before the op.
+  llvm::DenseMap<const TernaryExpr *, bool> lazyTernaries;
   bool failed = false;
 };
 

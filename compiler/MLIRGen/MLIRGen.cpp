@@ -543,13 +543,15 @@ mlir::Value Generator::gen(Expr &e, Env &env) {
         auto pos = llvm::find(dims, ref.name);
         if (pos != dims.end()) {
           // tdsl.index reads the loop of the op right around it: an index
-          // of an outer op is read at the start of that op's region.
-          mlir::OpBuilder::InsertionGuard guard(builder);
-          if (it != indexFrames.rbegin())
+          // is read at the start of its op's region (an outer op's, or
+          // outside the scf.if of a lazy `?:`).
+          mlir::Value idx;
+          {
+            mlir::OpBuilder::InsertionGuard guard(builder);
             builder.setInsertionPointToStart((*it)->block);
-          mlir::Value idx =
-              t::IndexOp::create(builder, l, builder.getIndexType(),
-                                 (int64_t)(pos - dims.begin()));
+            idx = t::IndexOp::create(builder, l, builder.getIndexType(),
+                                     (int64_t)(pos - dims.begin()));
+          }
           return toI64(idx, l);
         }
       }
@@ -573,6 +575,12 @@ mlir::Value Generator::gen(Expr &e, Env &env) {
   case Expr::Ternary: {
     auto &te = llvm::cast<TernaryExpr>(e);
     mlir::Value c = gen(*te.cond, env);
+    // A `?:` that index notation walked was decided there; any other reads
+    // everything in place.
+    auto decided = lazyTernaries.find(&te);
+    if (c && (decided != lazyTernaries.end() ? decided->second
+                                             : isLazy(te, nullptr)))
+      return genLazyTernary(te, c, env);
     mlir::Value a = gen(*te.thenExpr, env);
     mlir::Value b = gen(*te.elseExpr, env);
     if (!c || !a || !b)
@@ -649,6 +657,28 @@ mlir::Value Generator::genBinary(BinaryExpr &e, Env &env) {
   case BinaryOp::Ge: return cmp(t::CmpPredicate::ge);
   }
   return nullptr;
+}
+
+/// `c ? a : b` as an scf.if, so that only the chosen side runs. The mark
+/// lets tdsl-fold-checks turn it back into a select where neither side can
+/// fail any more (its checks all proved), so the loop vectorizes.
+mlir::Value Generator::genLazyTernary(TernaryExpr &t, mlir::Value cond,
+                                      Env &env) {
+  mlir::Location l = loc(t.loc);
+  mlir::Type type = toMLIR(t.type);
+  auto ifOp = mlir::scf::IfOp::create(builder, l, type, cond,
+                                      /*withElseRegion=*/true);
+  ifOp->setAttr(kLazySelectAttr, builder.getUnitAttr());
+  for (int side = 0; side < 2; ++side) {
+    mlir::Block *block = side == 0 ? ifOp.thenBlock() : ifOp.elseBlock();
+    mlir::OpBuilder::InsertionGuard guard(builder);
+    builder.setInsertionPointToEnd(block);
+    mlir::Value v = gen(side == 0 ? *t.thenExpr : *t.elseExpr, env);
+    if (!v)
+      return nullptr;
+    mlir::scf::YieldOp::create(builder, l, castTo(v, type, l));
+  }
+  return ifOp.getResult(0);
 }
 
 mlir::Value Generator::genSubscript(IndexExpr &e, Env &env) {

@@ -171,6 +171,127 @@ SubscriptKind Generator::classify(const Expr &s, const IndexFrame &frame) const 
   return ranged ? SubscriptKind::Affine : SubscriptKind::Computed;
 }
 
+/// Whether subscript `d` of the read `e` in index notation may be read
+/// whether or not a lazy `?:` side chooses it: a direct one whose loop
+/// takes its range from that dimension, a literal against a static size
+/// (checked by Sema), or one that does not depend on the op's loops
+/// (`A[k, j]` in a row update): that is checked once before the op, chosen
+/// or not, so that the row is read as vectors. Any other is checked
+/// inside the side.
+bool Generator::safeSubscript(const IndexExpr &e, unsigned d,
+                              const IndexFrame &frame) const {
+  const Expr &sub = *e.indices[d];
+  const Dim &has = e.base->type.shape[d];
+  switch (classify(sub, frame)) {
+  case SubscriptKind::Invariant:
+    return !mayFail(sub, nullptr);
+  case SubscriptKind::Direct: {
+    unsigned dim = llvm::find(frame.dims, llvm::cast<VarRefExpr>(sub).name) -
+                   frame.dims.begin();
+    bool same = dim < frame.loopDims.size() && !has.isDynamic() &&
+                has == frame.loopDims[dim];
+    return dim >= frame.loopExtents.size() || same;
+  }
+  case SubscriptKind::Constant:
+    return has.isStatic();
+  default:
+    return false;
+  }
+}
+
+/// Whether `a` and `b` are the same read or arithmetic on the same names.
+static bool sameValue(const Expr &a, const Expr &b) {
+  if (a.kind != b.kind)
+    return false;
+  if (auto *x = llvm::dyn_cast<VarRefExpr>(&a)) {
+    auto &y = llvm::cast<VarRefExpr>(b);
+    return x->name == y.name && x->varKind == y.varKind;
+  }
+  if (auto *x = llvm::dyn_cast<IntLitExpr>(&a))
+    return x->value == llvm::cast<IntLitExpr>(b).value;
+  if (auto *x = llvm::dyn_cast<UnaryExpr>(&a)) {
+    auto &y = llvm::cast<UnaryExpr>(b);
+    return x->op == y.op && sameValue(*x->operand, *y.operand);
+  }
+  if (auto *x = llvm::dyn_cast<BinaryExpr>(&a)) {
+    auto &y = llvm::cast<BinaryExpr>(b);
+    return x->op == y.op && sameValue(*x->lhs, *y.lhs) &&
+           sameValue(*x->rhs, *y.rhs);
+  }
+  if (auto *x = llvm::dyn_cast<FieldExpr>(&a)) {
+    auto &y = llvm::cast<FieldExpr>(b);
+    return x->field == y.field && sameValue(*x->base, *y.base);
+  }
+  if (auto *x = llvm::dyn_cast<IndexExpr>(&a)) {
+    auto &y = llvm::cast<IndexExpr>(b);
+    if (!sameValue(*x->base, *y.base) || x->indices.size() != y.indices.size())
+      return false;
+    for (auto [s, t] : llvm::zip(x->indices, y.indices))
+      if (!sameValue(*s, *t))
+        return false;
+    return true;
+  }
+  return false;
+}
+
+/// Whether computing `e` may stop the program: a read with a subscript
+/// that is checked (every read outside index notation, `frame` null), an
+/// integer division, a call of a user function (which may also recurse).
+/// A reduction's own reads count unless every subscript is an index or a
+/// literal. A read that `done` (a `?:`'s condition) makes too cannot fail
+/// again (`x[i] > 0.0 ? x[i] : 0.01 * x[i]`).
+bool Generator::mayFail(const Expr &e, const IndexFrame *frame,
+                        const Expr *done) const {
+  auto readBefore = [&](const IndexExpr &read) {
+    bool found = false;
+    std::function<void(Expr &)> find = [&](Expr &x) {
+      if (auto *other = llvm::dyn_cast<IndexExpr>(&x))
+        found |= sameValue(read, *other);
+      if (!found && !llvm::isa<ReduceExpr>(x))
+        forEachExprChild(x, find);
+    };
+    if (done)
+      find(const_cast<Expr &>(*done));
+    return found;
+  };
+  bool fails = false;
+  std::function<void(Expr &, bool)> walk = [&](Expr &x, bool inReduce) {
+    if (fails)
+      return;
+    if (auto *ie = llvm::dyn_cast<IndexExpr>(&x); ie && !inReduce && readBefore(*ie))
+      return;
+    if (auto *ie = llvm::dyn_cast<IndexExpr>(&x)) {
+      for (unsigned d = 0; d < ie->indices.size(); ++d) {
+        const Expr &sub = *ie->indices[d];
+        auto *ref = llvm::dyn_cast<VarRefExpr>(&sub);
+        bool plain = llvm::isa<IntLitExpr>(sub) ||
+                     (ref && ref->varKind == VarKind::IndexVar);
+        fails |= inReduce ? !plain : !frame || !safeSubscript(*ie, d, *frame);
+      }
+    } else if (auto *call = llvm::dyn_cast<CallExpr>(&x)) {
+      fails |= call->target != nullptr;
+    } else if (auto *b = llvm::dyn_cast<BinaryExpr>(&x)) {
+      fails |= (b->op == BinaryOp::Div || b->op == BinaryOp::Rem) &&
+               isIntKind(b->type.elem);
+    } else if (llvm::isa<ReduceExpr>(x)) {
+      inReduce = true;
+    }
+    forEachExprChild(x, [&](Expr &child) { walk(child, inReduce); });
+  };
+  walk(const_cast<Expr &>(e), false);
+  return fails;
+}
+
+/// `c ? a : b` with a scalar condition and value computes only the side
+/// it chooses when the other may fail (`d < 2 ? a[i, d] : b[i, d - 2]`,
+/// `n == 0 ? 1 : n * fact(n - 1)`). Otherwise both sides are computed and
+/// selected, which vectorizes.
+bool Generator::isLazy(const TernaryExpr &t, const IndexFrame *frame) const {
+  return t.cond->type.isScalar() && t.type.isScalar() &&
+         (mayFail(*t.thenExpr, frame, t.cond.get()) ||
+          mayFail(*t.elseExpr, frame, t.cond.get()));
+}
+
 /// A tensor read `t[s0, s1, ...]` that uses the op's index variables:
 ///  - direct and constant subscripts only: an input with an affine map;
 ///  - direct, constant and loop-invariant ones (`a[r, j]`): the slice at the
@@ -186,8 +307,13 @@ bool Generator::collectAccess(IndexExpr &e, IndexFrame &frame, Env &env,
   const IndexExpr &access = e;
   unsigned numDims = frame.dims.size();
   llvm::SmallVector<SubscriptKind, 4> kinds;
-  for (auto &sub : e.indices)
+  for (auto [d, sub] : llvm::enumerate(e.indices)) {
     kinds.push_back(classify(*sub, frame));
+    // Under a lazy `?:` side, a subscript that needs a check is checked
+    // inside the region, only where the side is chosen.
+    if (frame.lazySides && !safeSubscript(e, d, frame))
+      kinds.back() = SubscriptKind::Computed;
+  }
   bool computed = llvm::is_contained(kinds, SubscriptKind::Computed);
   bool direct = llvm::is_contained(kinds, SubscriptKind::Direct);
   if (computed) {
@@ -411,6 +537,9 @@ bool Generator::collectInputs(Expr &e, IndexFrame &frame, Env &env,
     if (llvm::isa<IntLitExpr, FloatLitExpr, BoolLitExpr, StringLitExpr,
                   TypeArgExpr>(&e))
       return true;
+    // Computed in the region, where its side is chosen.
+    if (frame.lazySides && mayFail(e, nullptr))
+      return true;
     mlir::Value v = gen(e, env);
     if (!v)
       return false;
@@ -430,8 +559,10 @@ bool Generator::collectInputs(Expr &e, IndexFrame &frame, Env &env,
     auto &r = llvm::cast<ReduceExpr>(e);
     // The hoisted op would be outside the ops under construction, whose
     // loops it cannot read: one that uses their indices is computed here.
+    // So is one under a lazy `?:` side that may fail.
     if (llvm::any_of(indexFrames,
-                     [&](IndexFrame *f) { return usesIndex(*r.body, *f); }))
+                     [&](IndexFrame *f) { return usesIndex(*r.body, *f); }) ||
+        (frame.lazySides && mayFail(e, nullptr)))
       return addRangeCarriers(*r.body, frame, env, inputs, maps, inputExprs);
     std::vector<std::string> freeDims;
     llvm::SmallVector<mlir::AffineExpr> results;
@@ -474,9 +605,15 @@ bool Generator::collectInputs(Expr &e, IndexFrame &frame, Env &env,
   }
   case Expr::Ternary: {
     auto &t = llvm::cast<TernaryExpr>(e);
-    return collectInputs(*t.cond, frame, env, inputs, maps, inputExprs) &&
-           collectInputs(*t.thenExpr, frame, env, inputs, maps, inputExprs) &&
-           collectInputs(*t.elseExpr, frame, env, inputs, maps, inputExprs);
+    bool lazy = isLazy(t, &frame);
+    lazyTernaries[&t] = lazy;
+    if (!collectInputs(*t.cond, frame, env, inputs, maps, inputExprs))
+      return false;
+    frame.lazySides += lazy;
+    bool ok = collectInputs(*t.thenExpr, frame, env, inputs, maps, inputExprs) &&
+              collectInputs(*t.elseExpr, frame, env, inputs, maps, inputExprs);
+    frame.lazySides -= lazy;
+    return ok;
   }
   case Expr::Call:
     for (auto &a : llvm::cast<CallExpr>(e).args)

@@ -135,3 +135,66 @@ func.func @hoist(%p: !llvm.ptr, %m: index, %x: tensor<?x?xf32>) -> tensor<?x?xf3
   } -> tensor<?x?xf32>
   return %r : tensor<?x?xf32>
 }
+
+// A lazy `?:` (tdsl.lazy_select) whose checks all went is a select of both
+// sides, computed in the body; one whose check may fail (x[i - 1] at i = 0)
+// stays an scf.if, and its check stays inside it, where the side is chosen.
+// CHECK-LABEL: func.func @lazy_selects(
+// CHECK: linalg.generic
+// CHECK-NOT: scf.if
+// CHECK: tensor.extract
+// CHECK: tensor.extract
+// CHECK: arith.select
+// CHECK: linalg.yield
+// CHECK: linalg.generic
+// CHECK: scf.if %{{.*}} -> (f32)
+// CHECK: scf.if
+// CHECK-NEXT: func.call @tdsl_fatal
+// CHECK-NEXT: } {tdsl.check = "may fail"}
+// CHECK: } {tdsl.lazy_select}
+func.func @lazy_selects(%p: !llvm.ptr, %x: tensor<8xf32>) -> (tensor<8xf32>, tensor<8xf32>) {
+  %e = tensor.empty() : tensor<8xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(a) -> (a)>], iterator_types = ["parallel"]}
+      outs(%e : tensor<8xf32>) {
+  ^bb0(%o: f32):
+    %c3 = arith.constant 3 : index
+    %c7 = arith.constant 7 : index
+    %c8 = arith.constant 8 : index
+    %i = linalg.index 0 : index
+    %lt = arith.cmpi ult, %i, %c3 : index
+    %v = scf.if %lt -> (f32) {
+      %bad = arith.cmpi uge, %i, %c8 : index
+      scf.if %bad { func.call @tdsl_fatal(%p, %p) : (!llvm.ptr, !llvm.ptr) -> () } {tdsl.check = "ok"}
+      %a = tensor.extract %x[%i] : tensor<8xf32>
+      scf.yield %a : f32
+    } else {
+      %k = arith.subi %c7, %i : index
+      %bad = arith.cmpi uge, %k, %c8 : index
+      scf.if %bad { func.call @tdsl_fatal(%p, %p) : (!llvm.ptr, !llvm.ptr) -> () } {tdsl.check = "ok"}
+      %b = tensor.extract %x[%k] : tensor<8xf32>
+      scf.yield %b : f32
+    } {tdsl.lazy_select}
+    linalg.yield %v : f32
+  } -> tensor<8xf32>
+  %s = linalg.generic {indexing_maps = [affine_map<(a) -> (a)>], iterator_types = ["parallel"]}
+      outs(%e : tensor<8xf32>) {
+  ^bb0(%o: f32):
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c8 = arith.constant 8 : index
+    %zero = arith.constant 0.0 : f32
+    %i = linalg.index 0 : index
+    %gt = arith.cmpi ugt, %i, %c0 : index
+    %v = scf.if %gt -> (f32) {
+      %k = arith.subi %i, %c1 : index
+      %bad = arith.cmpi uge, %k, %c8 : index
+      scf.if %bad { func.call @tdsl_fatal(%p, %p) : (!llvm.ptr, !llvm.ptr) -> () } {tdsl.check = "may fail"}
+      %a = tensor.extract %x[%k] : tensor<8xf32>
+      scf.yield %a : f32
+    } else {
+      scf.yield %zero : f32
+    } {tdsl.lazy_select}
+    linalg.yield %v : f32
+  } -> tensor<8xf32>
+  return %r, %s : tensor<8xf32>, tensor<8xf32>
+}

@@ -10,6 +10,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "compiler/Codegen/Common/Passes.h"
+#include "dialects/TDSL/IR/TDSLDialect.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -19,6 +20,7 @@
 #include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/Matchers.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Transforms/RegionUtils.h"
 
 namespace tdsl {
@@ -88,7 +90,9 @@ struct Analysis {
     if (!def)
       return {};
     if (auto index = dyn_cast<linalg::IndexOp>(def)) {
-      auto op = cast<linalg::LinalgOp>(index->getParentOp());
+      auto op = dyn_cast<linalg::LinalgOp>(index->getParentOp());
+      if (!op)
+        return {0, std::nullopt};
       std::optional<int64_t> size = staticLoopSize(op, index.getDim());
       return {0, size ? std::optional<int64_t>(*size - 1) : std::nullopt};
     }
@@ -194,8 +198,8 @@ struct Analysis {
   /// loop.
   static bool isSizeOf(Value index, Value size) {
     auto op = index.getDefiningOp<linalg::IndexOp>();
-    return op &&
-           isLoopSize(cast<linalg::LinalgOp>(op->getParentOp()), op.getDim(), size);
+    auto parent = op ? dyn_cast<linalg::LinalgOp>(op->getParentOp()) : nullptr;
+    return parent && isLoopSize(parent, op.getDim(), size);
   }
 
   /// Whether `lhs < rhs` holds for all values: by bounds, or because lhs is
@@ -417,6 +421,36 @@ bool hoistCheck(scf::IfOp check,
   return true;
 }
 
+/// A lazy `?:` (an scf.if MLIRGen marked) in a linalg body whose sides can
+/// no longer fail, their checks gone: it becomes a select of both sides,
+/// as a `?:` without reads is. Reads left in it are in bounds for every
+/// iteration, since every read MLIRGen makes is checked. Vectorization and
+/// tdsl-raise-extracts then see a flat body.
+bool speculate(scf::IfOp op) {
+  auto pure = [](Block *block) {
+    return llvm::all_of(block->without_terminator(),
+                        [](Operation &inner) { return isPure(&inner); });
+  };
+  if (op.getNumResults() == 0 || op.getElseRegion().empty() ||
+      !pure(op.thenBlock()) || !pure(op.elseBlock()))
+    return false;
+  SmallVector<Value> thenValues(op.thenYield().getOperands());
+  SmallVector<Value> elseValues(op.elseYield().getOperands());
+  Block *parent = op->getBlock();
+  for (Block *side : {op.thenBlock(), op.elseBlock()})
+    parent->getOperations().splice(Block::iterator(op), side->getOperations(),
+                                   side->begin(),
+                                   Block::iterator(side->getTerminator()));
+  OpBuilder b(op);
+  SmallVector<Value> selects;
+  for (auto [t, e] : llvm::zip(thenValues, elseValues))
+    selects.push_back(
+        arith::SelectOp::create(b, op.getLoc(), op.getCondition(), t, e));
+  op->replaceAllUsesWith(selects);
+  op.erase();
+  return true;
+}
+
 struct FoldChecksPass : tdsl::impl::FoldChecksBase<FoldChecksPass> {
   void runOnOperation() override {
     SmallVector<scf::IfOp> dead, left;
@@ -441,6 +475,15 @@ struct FoldChecksPass : tdsl::impl::FoldChecksBase<FoldChecksPass> {
     llvm::DenseMap<Operation *, Extremes> extremes;
     for (scf::IfOp op : left)
       hoistCheck(op, extremes);
+    // Inner ones first (a post-order walk), so an outer one sees them gone.
+    SmallVector<scf::IfOp> lazy;
+    getOperation().walk([&](scf::IfOp op) {
+      if (op->hasAttr(tdsl::kLazySelectAttr) &&
+          op->getParentOfType<linalg::GenericOp>())
+        lazy.push_back(op);
+    });
+    for (scf::IfOp op : lazy)
+      speculate(op);
     for (Operation *op : checkedOps) {
       bool anyLeft = false;
       op->walk([&](scf::IfOp inner) { anyLeft |= isCheck(inner); });

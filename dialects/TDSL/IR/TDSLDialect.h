@@ -12,4 +12,10 @@
 #define GET_ATTRDEF_CLASSES
 #include "dialects/TDSL/IR/TDSLAttrs.h.inc"
 
+namespace tdsl {
+/// Marks an scf.if that computes `c ? a : b` lazily (only the chosen
+/// side): where neither side can fail, it may become a select.
+inline constexpr llvm::StringLiteral kLazySelectAttr = "tdsl.lazy_select";
+} // namespace tdsl
+
 #endif // TDSL_DIALECT_TDSL_IR_TDSLDIALECT_H
