@@ -1114,9 +1114,40 @@ Type Checker::checkUserCall(CallExpr &e, FunctionDecl &fn) {
 /// The result type of calling `fn` with `args` (already checked; `argsOk`
 /// when none had an error): literals take the parameters' types, and each
 /// dimension name of the signature binds to the arguments' dimensions.
+/// Whether a scalar of type `from` converts to `to` without changing its
+/// value (f32 -> f64, i32 -> i64, f16 or bf16 -> f32 or f64).
+static bool widensTo(const Type &from, const Type &to) {
+  if (!from.isScalar() || !to.isScalar())
+    return false;
+  switch (from.elem) {
+  case ElemKind::F16:
+  case ElemKind::BF16:
+    return to.elem == ElemKind::F32 || to.elem == ElemKind::F64;
+  case ElemKind::F32:
+    return to.elem == ElemKind::F64;
+  case ElemKind::I32:
+    return to.elem == ElemKind::I64;
+  default:
+    return false;
+  }
+}
+
+/// `e` converted to `to` by the built-in of that name, as if written so.
+static ExprPtr convertedTo(ExprPtr e, const Type &to) {
+  SMLoc at = e->loc;
+  auto call = std::make_unique<CallExpr>(at, "", getElemKindName(to.elem));
+  call->builtin = to.elem == ElemKind::F64   ? Builtin::ToF64
+                  : to.elem == ElemKind::F32 ? Builtin::ToF32
+                                             : Builtin::ToI64;
+  call->args.push_back(CallArg{"", SMLoc(), std::move(e)});
+  call->type = to;
+  return call;
+}
+
 Type Checker::matchCall(SMLoc loc, llvm::MutableArrayRef<CallArg> args,
                         FunctionDecl &fn, bool argsOk,
-                        std::vector<const ModelDecl *> &typeArgs) {
+                        std::vector<const ModelDecl *> &typeArgs,
+                        bool widenFirst) {
   if (args.size() != fn.params.size()) {
     diags.error(loc, "'" + fn.qualifiedName() + "' takes " +
                            Twine(fn.params.size()) + " argument" +
@@ -1150,7 +1181,11 @@ Type Checker::matchCall(SMLoc loc, llvm::MutableArrayRef<CallArg> args,
     }
     if (isLiteralKind(arg.type.elem) && !coerce(arg, want.elem, argDesc))
       return Type::error();
-    const Type &got = arg.type;
+    // A scalar widens to the parameter's type where its value stays the
+    // same, as in C: an f32 learning rate passes to an f64 parameter.
+    if ((i > 0 || widenFirst) && widensTo(arg.type, want))
+      args[i].value = convertedTo(std::move(args[i].value), want);
+    const Type &got = args[i].value->type;
     if (!sameModel(got, want)) {
       diags.error(arg.loc, argDesc + " must have type " + want.str() +
                                ", not " + got.str());

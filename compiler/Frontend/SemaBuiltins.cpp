@@ -542,7 +542,9 @@ Type Checker::checkGrad(CallExpr &e) {
     return Type::error();
   }
   auto args = llvm::MutableArrayRef<CallArg>(e.args).drop_front();
-  Type result = matchCall(e.loc, args, *fn, true, e.typeArgs);
+  // The gradient has x's type: x is passed as it is.
+  Type result = matchCall(e.loc, args, *fn, true, e.typeArgs,
+                          /*widenFirst=*/false);
   if (result.isError())
     return result;
   if (!fn->hasResult || result.isTensor ||

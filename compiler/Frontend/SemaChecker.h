@@ -121,7 +121,8 @@ private:
   Type checkUserCall(CallExpr &e, FunctionDecl &fn);
   Type matchCall(SMLoc loc, llvm::MutableArrayRef<CallArg> args,
                  FunctionDecl &fn, bool argsOk,
-                 std::vector<const ModelDecl *> &typeArgs);
+                 std::vector<const ModelDecl *> &typeArgs,
+                 bool widenFirst = true);
   FunctionDecl *lookupFunction(StringRef name);
   Type checkBuiltin(CallExpr &e);
   void reportBuiltinArity(CallExpr &e, unsigned lo, unsigned hi);
