@@ -111,8 +111,12 @@ void buildCPUTilingPipeline(OpPassManager &pm,
     pm.addNestedPass<func::FuncOp>(createFuseEpilogues());
   }
   pm.addPass(createTimeKernels());
-  if (options.optLevel == 0)
+  if (options.optLevel == 0) {
+    // It sets the order of a float sum (docs/language.md 10.2), which must
+    // not depend on the optimization level.
+    pm.addNestedPass<func::FuncOp>(createSplitReduction());
     return;
+  }
   if (!options.tuneCache.empty())
     pm.addPass(createApplyTuning({options.tuneCache, options.tuneMachine}));
   pm.addNestedPass<func::FuncOp>(createSplitStridedWindows());
