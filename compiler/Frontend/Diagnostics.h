@@ -2,10 +2,12 @@
 #ifndef TDSL_FRONTEND_DIAGNOSTICS_H
 #define TDSL_FRONTEND_DIAGNOSTICS_H
 
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/Twine.h"
 #include "llvm/Support/SMLoc.h"
 #include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/raw_ostream.h"
 
 #include <string>
 
@@ -99,7 +101,27 @@ private:
       ++printedErrors;
     if (errorLimit && printedErrors > errorLimit)
       return;
-    srcMgr.PrintMessage(loc, kind, msg);
+    llvm::SMDiagnostic d = srcMgr.GetMessage(loc, kind, msg);
+    llvm::StringRef line = d.getLineContents();
+    if (d.getColumnNo() < 0 ||
+        llvm::all_of(line, [](char c) { return (unsigned char)c < 0x80; })) {
+      srcMgr.PrintMessage(llvm::errs(), d);
+      return;
+    }
+    // LLVM prints no caret under a line with non-ASCII text: here it goes
+    // under the character, counted in code points (tabs kept for alignment).
+    const char *label = kind == llvm::SourceMgr::DK_Error     ? "error"
+                        : kind == llvm::SourceMgr::DK_Warning ? "warning"
+                        : kind == llvm::SourceMgr::DK_Remark  ? "remark"
+                                                              : "note";
+    llvm::errs() << d.getFilename() << ':' << d.getLineNo() << ':'
+                 << d.getColumnNo() + 1 << ": " << label << ": "
+                 << d.getMessage() << '\n';
+    std::string caret;
+    for (char c : line.take_front(d.getColumnNo()))
+      if (((unsigned char)c & 0xC0) != 0x80)
+        caret += c == '\t' ? '\t' : ' ';
+    llvm::errs() << line << '\n' << caret << "^\n";
   }
 
   llvm::SourceMgr &srcMgr;
