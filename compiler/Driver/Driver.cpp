@@ -43,12 +43,39 @@ void prepareContext(MLIRContext &ctx) {
   ctx.disableMultithreading();
 }
 
+namespace {
+constexpr llvm::StringLiteral kEntryCall = "tdsl.entry_call";
+
+bool isEntryCall(Location l) {
+  auto name = dyn_cast<NameLoc>(l);
+  return name && name.getName() == kEntryCall;
+}
+
+/// The places of a diagnostic's call stack, innermost first, without the
+/// entry point's call of main.
+void callStack(Location l, SmallVectorImpl<Location> &out) {
+  if (auto call = dyn_cast<CallSiteLoc>(l)) {
+    callStack(call.getCallee(), out);
+    callStack(call.getCaller(), out);
+    return;
+  }
+  if (!isEntryCall(l))
+    out.push_back(l);
+}
+
+bool callsMain(Location l) {
+  auto call = dyn_cast<CallSiteLoc>(l);
+  return call && (isEntryCall(call.getCaller()) || callsMain(call.getCallee()) ||
+                  callsMain(call.getCaller()));
+}
+} // namespace
+
 DiagnosticPrinter::DiagnosticPrinter(llvm::SourceMgr &srcMgr, MLIRContext &ctx)
     : printer(srcMgr, &ctx), ctx(ctx) {
   // Registered after the printer, so called first: success drops it.
   once = ctx.getDiagEngine().registerHandler([this](Diagnostic &d) {
     if (d.getSeverity() == DiagnosticSeverity::Error)
-      return failure();
+      return printWithoutEntryCall(d);
     // The place printed: the first of fused locations.
     Location at = d.getLocation();
     for (auto fused = dyn_cast<FusedLoc>(at);
@@ -58,8 +85,27 @@ DiagnosticPrinter::DiagnosticPrinter(llvm::SourceMgr &srcMgr, MLIRContext &ctx)
     std::string key;
     llvm::raw_string_ostream os(key);
     os << at << '\n' << d.str();
-    return success(!seen.insert(key).second);
+    if (!seen.insert(key).second)
+      return success();
+    return printWithoutEntryCall(d);
   });
+}
+
+/// A diagnostic of an op inlined from main into the entry point, printed
+/// without the "called from" of that call; any other goes to the printer.
+LogicalResult DiagnosticPrinter::printWithoutEntryCall(Diagnostic &d) {
+  if (!callsMain(d.getLocation()))
+    return failure();
+  SmallVector<Location> stack;
+  callStack(d.getLocation(), stack);
+  if (stack.empty())
+    return failure();
+  printer.emitDiagnostic(stack.front(), d.str(), d.getSeverity());
+  for (Location caller : llvm::drop_begin(stack))
+    printer.emitDiagnostic(caller, "called from", DiagnosticSeverity::Note);
+  for (Diagnostic &note : d.getNotes())
+    printer.emitDiagnostic(note.getLocation(), note.str(), note.getSeverity());
+  return success();
 }
 
 DiagnosticPrinter::~DiagnosticPrinter() {
@@ -106,7 +152,11 @@ LogicalResult addEntryPoint(ModuleOp module, StringRef entry) {
   Block *body = cMain.addEntryBlock();
   b.setInsertionPointToStart(body);
   func::CallOp::create(b, loc, init, body->getArguments());
-  auto call = func::CallOp::create(b, loc, userMain, ValueRange{});
+  // Marked: inlined into this entry point, main's ops are "called from"
+  // here, which DiagnosticPrinter leaves out (nothing calls main).
+  auto call = func::CallOp::create(
+      b, NameLoc::get(StringAttr::get(ctx, kEntryCall), loc), userMain,
+      ValueRange{});
   func::CallOp::create(b, loc, report, ValueRange{});
   Value rc = call.getNumResults()
                  ? call.getResult(0)

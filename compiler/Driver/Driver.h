@@ -48,6 +48,8 @@ public:
   ~DiagnosticPrinter();
 
 private:
+  mlir::LogicalResult printWithoutEntryCall(mlir::Diagnostic &d);
+
   mlir::SourceMgrDiagnosticHandler printer;
   mlir::MLIRContext &ctx;
   mlir::DiagnosticEngine::HandlerID once;
