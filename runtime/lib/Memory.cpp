@@ -1,4 +1,4 @@
-//===- Memory.cpp - Aligned allocation and fatal errors ------------------===//
+//===- Memory.cpp - Aligned allocation, fatal errors, the stack left ------===//
 #include "Internal.h"
 
 #include <atomic>
@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <malloc.h>
+#include <pthread.h>
 #include <map>
 #include <mutex>
 #include <unordered_map>
@@ -53,6 +54,26 @@ int64_t tdsl_dtype_size(int32_t dtype) {
 
 void tdsl_fatal(const char *where, const char *message) {
   fatal(where, message ? message : "fatal error");
+}
+
+int64_t tdsl_stack_left(void) {
+  // The lowest address of this thread's stack, found once per thread (the
+  // main thread's from its rlimit, a worker's from its attributes).
+  static thread_local uintptr_t lowest = 0;
+  if (!lowest) {
+    pthread_attr_t attr;
+    void *addr = nullptr;
+    size_t size = 0;
+    if (pthread_getattr_np(pthread_self(), &attr) == 0) {
+      pthread_attr_getstack(&attr, &addr, &size);
+      pthread_attr_destroy(&attr);
+    }
+    lowest = addr ? (uintptr_t)addr : 1;
+  }
+  if (lowest == 1)
+    return INT64_MAX; // unknown: never report a deep recursion
+  char here;
+  return (int64_t)((uintptr_t)&here - lowest);
 }
 
 /// Set by generated code just before a large allocation (tdsl-locate-allocs)

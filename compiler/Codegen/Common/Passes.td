@@ -306,4 +306,25 @@ def LowerNestedLinalg : Pass<"tdsl-lower-nested-linalg", "mlir::ModuleOp"> {
                            "mlir::bufferization::BufferizationDialect"];
 }
 
+def GuardRecursion : Pass<"tdsl-guard-recursion", "mlir::ModuleOp"> {
+  let summary = "Recursive functions check the stack on entry";
+  let description = [{
+    After inlining, the functions left with bodies, other than the entry
+    point, are the recursive ones (those in a cycle of direct calls). Each
+    gets a check at entry: when less than 256 KiB of the thread's stack is
+    left (`tdsl_stack_left`), the program stops with a located error at the
+    function instead of crashing on the stack's guard page.
+
+    ```mlir
+    func.func @fact(%n: i64) -> i64 {
+      %left = call @tdsl_stack_left() : () -> i64
+      %low = arith.cmpi slt, %left, %c262144 : i64
+      scf.if %low { call @tdsl_fatal(...) } {tdsl.check = "recursion ..."}
+      ...
+    ```
+  }];
+  let dependentDialects = ["mlir::scf::SCFDialect", "mlir::arith::ArithDialect",
+                           "mlir::LLVM::LLVMDialect"];
+}
+
 #endif // TDSL_CODEGEN_COMMON_PASSES_TD

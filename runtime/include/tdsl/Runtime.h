@@ -84,6 +84,11 @@ TDSL_RUNTIME_EXPORT void tdsl_alloc_site(const char *where);
 /** Frees memory from tdsl_alloc (or tdsl_npy_load). Null is a no-op. */
 TDSL_RUNTIME_EXPORT void tdsl_free(void *ptr);
 
+/** Bytes of stack left below the caller on the calling thread (recursive
+ *  functions check it on entry: too deep a recursion is a located error,
+ *  not a crash). */
+TDSL_RUNTIME_EXPORT int64_t tdsl_stack_left(void);
+
 /*===--------------------------- Parallel loops -----------------------------===*/
 
 /** Body of a parallel loop: handles indices [begin, end). */
