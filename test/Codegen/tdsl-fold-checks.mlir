@@ -198,3 +198,49 @@ func.func @lazy_selects(%p: !llvm.ptr, %x: tensor<8xf32>) -> (tensor<8xf32>, ten
   } -> tensor<8xf32>
   return %r, %s : tensor<8xf32>, tensor<8xf32>
 }
+
+// On run-time sizes, a generic whose lazy `?:`s keep checks that grow with
+// its loops runs in two versions: if a check would fail at the first or the
+// last iteration, the op as it is; otherwise a copy without the checks,
+// whose `?:` is a select (c[i] > 0 ? a[i] : b[i], `a` and `b` of sizes not
+// known to be the loop's).
+// CHECK-LABEL: func.func @versioned(
+// CHECK: arith.cmpi sge, %{{.*}}, %dim_0
+// CHECK: arith.cmpi sge, %{{.*}}, %dim_1
+// CHECK: scf.if %{{.*}} -> (tensor<?xf32>) {
+// CHECK: linalg.generic
+// CHECK: } {tdsl.lazy_select}
+// CHECK: } else {
+// CHECK: linalg.generic
+// CHECK-NOT: scf.if
+// CHECK: arith.select
+// CHECK: } -> tensor<?xf32>
+// CHECK-NEXT: scf.yield
+func.func @versioned(%p: !llvm.ptr, %c: tensor<?xf32>, %a: tensor<?xf32>, %b: tensor<?xf32>) -> tensor<?xf32> {
+  %c0 = arith.constant 0 : index
+  %n = tensor.dim %c, %c0 : tensor<?xf32>
+  %na = tensor.dim %a, %c0 : tensor<?xf32>
+  %nb = tensor.dim %b, %c0 : tensor<?xf32>
+  %e = tensor.empty(%n) : tensor<?xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(a) -> (a)>], iterator_types = ["parallel"]}
+      outs(%e : tensor<?xf32>) {
+  ^bb0(%o: f32):
+    %zero = arith.constant 0.0 : f32
+    %i = linalg.index 0 : index
+    %x = tensor.extract %c[%i] : tensor<?xf32>
+    %pos = arith.cmpf ogt, %x, %zero : f32
+    %v = scf.if %pos -> (f32) {
+      %bad = arith.cmpi uge, %i, %na : index
+      scf.if %bad { func.call @tdsl_fatal(%p, %p) : (!llvm.ptr, !llvm.ptr) -> () } {tdsl.check = "a"}
+      %y = tensor.extract %a[%i] : tensor<?xf32>
+      scf.yield %y : f32
+    } else {
+      %bad = arith.cmpi uge, %i, %nb : index
+      scf.if %bad { func.call @tdsl_fatal(%p, %p) : (!llvm.ptr, !llvm.ptr) -> () } {tdsl.check = "b"}
+      %y = tensor.extract %b[%i] : tensor<?xf32>
+      scf.yield %y : f32
+    } {tdsl.lazy_select}
+    linalg.yield %v : f32
+  } -> tensor<?xf32>
+  return %r : tensor<?xf32>
+}

@@ -297,7 +297,7 @@ Trend trendOf(Value v, linalg::GenericOp op, unsigned depth = 0) {
   if (matchPattern(v, m_ConstantInt(&c)))
     return Trend::Invariant;
   Operation *def = v.getDefiningOp();
-  if (!def || def->getParentOp() != op)
+  if (!def || !op->isProperAncestor(def))
     return Trend::Other;
   if (isa<linalg::IndexOp>(def))
     return Trend::Increasing;
@@ -339,7 +339,7 @@ Trend trendOf(Value v, linalg::GenericOp op, unsigned depth = 0) {
 Value materialize(OpBuilder &b, Value v, linalg::GenericOp op,
                   ArrayRef<Value> indices) {
   Operation *def = v.getDefiningOp();
-  if (!def || def->getParentOp() != op)
+  if (!def || !op->isProperAncestor(def))
     return v; // from outside the op
   if (auto index = dyn_cast<linalg::IndexOp>(def))
     return indices[index.getDim()];
@@ -451,6 +451,105 @@ bool speculate(scf::IfOp op) {
   return true;
 }
 
+/// Whether `op` is inside a lazy `?:` of `kernel`.
+bool inLazySide(Operation *op, linalg::GenericOp kernel) {
+  for (Operation *p = op->getParentOp(); p && p != kernel; p = p->getParentOp())
+    if (p->hasAttr(tdsl::kLazySelectAttr))
+      return true;
+  return false;
+}
+
+/// Whether the check `check` of a lazy side of `op` fails for some iteration
+/// of `op` had the side been chosen there, computed before `op`: a
+/// loop-invariant condition, or a subscript that grows with the loops
+/// against a size from outside, checked at the first and last iterations
+/// (as hoistCheck does). Null when neither.
+Value failsAnywhere(scf::IfOp check, linalg::GenericOp op,
+                    llvm::DenseMap<Operation *, Extremes> &extremes) {
+  Value cond = check.getCondition();
+  if (!op->isAncestor(cond.getParentRegion()->getParentOp()))
+    return cond;
+  auto cmp = cond.getDefiningOp<arith::CmpIOp>();
+  if (!cmp || cmp.getPredicate() != arith::CmpIPredicate::uge)
+    return nullptr;
+  Value idx = cmp.getLhs(), size = cmp.getRhs();
+  if (trendOf(size, op) != Trend::Invariant || trendOf(idx, op) == Trend::Other)
+    return nullptr;
+  auto it = extremes.find(op);
+  if (it == extremes.end())
+    it = extremes.try_emplace(op, extremesOf(op)).first;
+  const Extremes &e = it->second;
+  OpBuilder b(op);
+  Location loc = check.getLoc();
+  Value lo = materialize(b, idx, op, e.first);
+  Value hi = materialize(b, idx, op, e.last);
+  size = materialize(b, size, op, e.first);
+  Value zero = arith::ConstantOp::create(b, loc, b.getZeroAttr(lo.getType()));
+  Value below = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, lo, zero);
+  Value above = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, hi, size);
+  Value wrapped = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, hi, lo);
+  Value fails = arith::OrIOp::create(
+      b, loc, arith::OrIOp::create(b, loc, below, above), wrapped);
+  return arith::AndIOp::create(b, loc, e.runs, fails);
+}
+
+/// A generic whose lazy `?:`s keep checks (`c[i] > 0.0 ? a[i] : b[i]` on
+/// run-time sizes: a scalar loop with a branch per element) runs as two
+/// versions: where no such check can fail for any iteration (computed
+/// before the op, as hoistCheck does), a copy without them, whose `?:`s are
+/// selects again and which vectorizes; otherwise the op as it is, checking
+/// only the chosen sides (a concatenation). Returns the copy.
+linalg::GenericOp version(linalg::GenericOp op,
+                          llvm::DenseMap<Operation *, Extremes> &extremes) {
+  SmallVector<scf::IfOp> checks;
+  bool sideChecksOnly = true;
+  op->walk([&](scf::IfOp check) {
+    if (!isCheck(check))
+      return;
+    if (inLazySide(check, op))
+      checks.push_back(check);
+    else
+      sideChecksOnly = false; // the copy would stay scalar too
+  });
+  if (checks.empty() || !sideChecksOnly)
+    return nullptr;
+  SmallVector<Value> fails;
+  for (scf::IfOp check : checks) {
+    Value f = failsAnywhere(check, op, extremes);
+    if (!f)
+      return nullptr;
+    fails.push_back(f);
+  }
+  OpBuilder b(op);
+  Location loc = op.getLoc();
+  Value any = fails.front();
+  for (Value f : llvm::drop_begin(fails))
+    any = arith::OrIOp::create(b, loc, any, f);
+  auto ifOp = scf::IfOp::create(b, loc, op->getResultTypes(), any,
+                                /*withElseRegion=*/true);
+  b.setInsertionPointToStart(ifOp.elseBlock());
+  auto copy = cast<linalg::GenericOp>(b.clone(*op));
+  scf::YieldOp::create(b, loc, copy->getResults());
+  b.setInsertionPointToStart(ifOp.thenBlock());
+  auto yield = scf::YieldOp::create(b, loc, op->getResults());
+  op->replaceUsesWithIf(ifOp.getResults(), [&](OpOperand &use) {
+    return use.getOwner() != yield;
+  });
+  op->moveBefore(yield);
+  SmallVector<scf::IfOp> copyChecks, lazy;
+  copy->walk([&](scf::IfOp inner) {
+    if (isCheck(inner))
+      copyChecks.push_back(inner);
+    else if (inner->hasAttr(tdsl::kLazySelectAttr))
+      lazy.push_back(inner);
+  });
+  for (scf::IfOp check : copyChecks)
+    check.erase();
+  for (scf::IfOp side : lazy)
+    speculate(side);
+  return copy;
+}
+
 struct FoldChecksPass : tdsl::impl::FoldChecksBase<FoldChecksPass> {
   void runOnOperation() override {
     SmallVector<scf::IfOp> dead, left;
@@ -484,6 +583,18 @@ struct FoldChecksPass : tdsl::impl::FoldChecksBase<FoldChecksPass> {
     });
     for (scf::IfOp op : lazy)
       speculate(op);
+    SmallVector<linalg::GenericOp> withLazySides;
+    getOperation().walk([&](linalg::GenericOp op) {
+      bool lazySide = false;
+      op->walk([&](scf::IfOp inner) {
+        lazySide |= inner->hasAttr(tdsl::kLazySelectAttr);
+      });
+      if (lazySide)
+        withLazySides.push_back(op);
+    });
+    for (linalg::GenericOp op : withLazySides)
+      if (linalg::GenericOp copy = version(op, extremes))
+        copy->setAttr(tdsl::kBoundsCheckedAttr, UnitAttr::get(&getContext()));
     for (Operation *op : checkedOps) {
       bool anyLeft = false;
       op->walk([&](scf::IfOp inner) { anyLeft |= isCheck(inner); });
