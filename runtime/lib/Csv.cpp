@@ -87,8 +87,16 @@ StatusOr<std::string> readFile(const char *path) {
   return text;
 }
 
+/// A field's number: as a double, and exactly when it is an integer that
+/// fits in 64 bits (a double holds integers exactly only up to 2^53).
+struct Number {
+  double value;
+  bool isInt;
+  int64_t exact;
+};
+
 /// Parses `text` into rows of numbers; `lines` gets each row's line.
-Status parse(const std::string &text, std::vector<double> &values,
+Status parse(const std::string &text, std::vector<Number> &values,
              std::vector<int64_t> &lines, int64_t &rows, int64_t &cols) {
   rows = 0;
   cols = -1;
@@ -121,7 +129,13 @@ Status parse(const std::string &text, std::vector<double> &values,
                                     "number",
                                     (long long)line, (long long)count + 1,
                                     field.c_str()));
-      values.push_back(v);
+      errno = 0;
+      char *intStop = nullptr;
+      long long exact = std::strtoll(b, &intStop, 10);
+      while (intStop && (*intStop == ' ' || *intStop == '\t'))
+        ++intStop;
+      bool isInt = intStop != b && !*intStop && errno == 0;
+      values.push_back({v, isInt, isInt ? int64_t(exact) : 0});
       ++count;
       if (comma == std::string::npos)
         break;
@@ -143,8 +157,9 @@ Status parse(const std::string &text, std::vector<double> &values,
 
 /// Stores `v` as element `i` of a buffer of `dtype`; the value was read at
 /// `line`, `column` of the file.
-Status store(void *data, int64_t i, int32_t dtype, double v, int64_t line,
-             int64_t column) {
+Status store(void *data, int64_t i, int32_t dtype, const Number &n,
+             int64_t line, int64_t column) {
+  double v = n.value;
   auto where = [&] {
     return format("line %lld, column %lld: ", (long long)line,
                   (long long)column);
@@ -158,10 +173,21 @@ Status store(void *data, int64_t i, int32_t dtype, double v, int64_t line,
     return Status();
   case TDSL_I32:
   case TDSL_I64: {
+    if (n.isInt && (dtype == TDSL_I64 || (n.exact >= INT32_MIN &&
+                                          n.exact <= INT32_MAX))) {
+      if (dtype == TDSL_I32)
+        static_cast<int32_t *>(data)[i] = int32_t(n.exact);
+      else
+        static_cast<int64_t *>(data)[i] = n.exact;
+      return Status();
+    }
     double limit = dtype == TDSL_I32 ? 2147483648.0 : 9223372036854775808.0;
     if (v != std::floor(v) || v < -limit || v >= limit)
-      return Status::error(where() + format("%g is not an %s", v,
-                                            dtypeName(dtype).c_str()));
+      return Status::error(
+          where() + format(v == std::floor(v) && std::fabs(v) < 1e30
+                               ? "%.0f is out of the range of %s"
+                               : "%g is not an %s",
+                           v, dtypeName(dtype).c_str()));
     if (dtype == TDSL_I32)
       static_cast<int32_t *>(data)[i] = int32_t(v);
     else
@@ -185,7 +211,7 @@ Status tdsl::rt::loadCsv(const char *path, int32_t dtype, int64_t *sizesOut,
   StatusOr<std::string> text = readFile(path ? path : "");
   if (!text.ok())
     return prefixed(text.status());
-  std::vector<double> values;
+  std::vector<Number> values;
   std::vector<int64_t> lines;
   int64_t rows, cols;
   if (Status s = parse(*text, values, lines, rows, cols); !s.ok())
