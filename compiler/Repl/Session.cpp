@@ -349,7 +349,7 @@ bool Session::assemble(unsigned bufferId, Compiled &c, bool wrap,
   prefix = nullptr;
   shown = nullptr;
   if (c.isExpression) {
-    auto &es = llvm::cast<ExprStmt>(*current[0]);
+    auto &es = llvm::cast<ExprStmt>(*current.back());
     shown = es.expr.get();
     if (wrap) {
       llvm::SMLoc loc = es.expr->loc;
@@ -358,7 +358,7 @@ bool Session::assemble(unsigned bufferId, Compiled &c, bool wrap,
       prefix = lit.get();
       call->args.push_back({"", llvm::SMLoc(), std::move(lit)});
       call->args.push_back({"", llvm::SMLoc(), std::move(es.expr)});
-      current[0] = std::make_unique<ExprStmt>(loc, std::move(call));
+      current.back() = std::make_unique<ExprStmt>(loc, std::move(call));
     }
   }
   for (auto &s : current)
@@ -392,9 +392,10 @@ bool Session::buildProgram(Compiled &c, unsigned bufferId, Mode mode,
       !checkInputForm(diags, srcMgr, bufferId, decls, current,
                       mode == Mode::Check, mode == Mode::Run))
     return false;
-  c.isExpression = current.size() == 1 &&
-                   llvm::isa<ExprStmt>(current[0].get()) &&
-                   decls.functions.empty() && decls.models.empty();
+  // The last statement shows its value, whatever comes before it (`x = 1;
+  // x + 1`, `fn f() ...; f()`), as in IPython or Julia.
+  c.isExpression =
+      !current.empty() && llvm::isa<ExprStmt>(current.back().get());
   // Models are definitions like functions (their names cannot clash).
   for (auto &f : decls.functions)
     c.newFunctions.push_back(f->name);
@@ -922,9 +923,13 @@ bool Session::loadNpy(llvm::StringRef name, llvm::StringRef path) {
   if (!serial)
     return error(llvm::toString(serial.takeError()));
   ValueStore::Value v;
+  // A size of 0 is `?`: a static size is positive (a tensor made empty in
+  // the session has the same type).
   v.type = info->elem + "[" +
            llvm::join(llvm::map_range(info->shape,
-                                      [](int64_t d) { return std::to_string(d); }),
+                                      [](int64_t d) {
+                                        return d ? std::to_string(d) : "?";
+                                      }),
                       ", ") +
            "]";
   v.path = store.pathFor(*serial, name, v.kind);
