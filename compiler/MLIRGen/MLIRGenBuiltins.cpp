@@ -143,6 +143,17 @@ bool Generator::genCollective(CallExpr &e, llvm::ArrayRef<mlir::Value> values,
 /// every value but the last continues the line.
 void Generator::genPrint(CallExpr &e, Env &env) {
   mlir::Location l = loc(e.loc);
+  // Every argument first: one that stops the program (a subscript out of
+  // range) then leaves no half-printed line.
+  std::vector<llvm::SmallVector<mlir::Value>> values(e.args.size());
+  for (auto [arg, v] : llvm::zip(e.args, values)) {
+    Expr &x = *arg.value;
+    if (llvm::isa<StringLitExpr>(&x))
+      continue;
+    if (x.type.isModel() ? !genModel(x, env, v)
+                         : (v.push_back(gen(x, env)), !v.back()))
+      return;
+  }
   std::string pending;
   for (unsigned i = 0; i < e.args.size(); ++i) {
     bool last = i + 1 == e.args.size();
@@ -159,9 +170,7 @@ void Generator::genPrint(CallExpr &e, Env &env) {
     }
     if (arg.type.isModel()) {
       // A line per field, labelled `label.field` (or `field`).
-      llvm::SmallVector<mlir::Value> fields;
-      if (!genModel(arg, env, fields))
-        return;
+      llvm::SmallVector<mlir::Value> &fields = values[i];
       // A value before it on the line ends the line first.
       if (i > 0 && !llvm::isa<StringLitExpr>(e.args[i - 1].value.get()))
         t::PrintOp::create(builder, l, mlir::Value(),
@@ -185,9 +194,7 @@ void Generator::genPrint(CallExpr &e, Env &env) {
       pending.clear();
       continue;
     }
-    mlir::Value v = gen(arg, env);
-    if (!v)
-      return;
+    mlir::Value v = values[i].front();
     t::PrintOp::create(builder, l, v,
                        pending.empty() ? mlir::StringAttr()
                                        : builder.getStringAttr(pending),
