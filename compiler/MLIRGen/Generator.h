@@ -207,8 +207,11 @@ private:
                      const IndexFrame &frame) const;
   bool mayFail(const Expr &e, const IndexFrame *frame,
                const Expr *done = nullptr) const;
-  bool isLazy(const TernaryExpr &t, const IndexFrame *frame) const;
-  mlir::Value genLazyTernary(TernaryExpr &t, mlir::Value cond, Env &env);
+  bool isLazy(const Expr &e, const IndexFrame *frame) const;
+  bool decidedLazy(const Expr &e) const;
+  mlir::Value genLazyChoice(const Expr &e, mlir::Value cond,
+                            llvm::function_ref<mlir::Value()> chosen,
+                            llvm::function_ref<mlir::Value()> other);
   SubscriptKind classify(const Expr &s, const IndexFrame &frame) const;
   std::optional<mlir::AffineExpr> affineSubscript(const Expr &s,
                                                   const IndexFrame &frame) const;
@@ -229,9 +232,9 @@ private:
   llvm::DenseMap<const ModelDecl *, const ModelDecl *> subst;
   llvm::StringSet<> instances;
   std::vector<IndexFrame *> indexFrames;
-  /// Whether each `?:` walked by collectInputs chooses lazily: gen() must
-  /// agree with what was (not) computed before the op.
-  llvm::DenseMap<const TernaryExpr *, bool> lazyTernaries;
+  /// Whether each `?:`, `&&` and `||` walked by collectInputs is lazy:
+  /// gen() must agree with what was (not) computed before the op.
+  llvm::DenseMap<const Expr *, bool> lazyChoices;
   bool failed = false;
 };
 

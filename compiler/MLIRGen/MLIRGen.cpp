@@ -575,12 +575,10 @@ mlir::Value Generator::gen(Expr &e, Env &env) {
   case Expr::Ternary: {
     auto &te = llvm::cast<TernaryExpr>(e);
     mlir::Value c = gen(*te.cond, env);
-    // A `?:` that index notation walked was decided there; any other reads
-    // everything in place.
-    auto decided = lazyTernaries.find(&te);
-    if (c && (decided != lazyTernaries.end() ? decided->second
-                                             : isLazy(te, nullptr)))
-      return genLazyTernary(te, c, env);
+    if (c && decidedLazy(te))
+      return genLazyChoice(
+          te, c, [&] { return gen(*te.thenExpr, env); },
+          [&] { return gen(*te.elseExpr, env); });
     mlir::Value a = gen(*te.thenExpr, env);
     mlir::Value b = gen(*te.elseExpr, env);
     if (!c || !a || !b)
@@ -633,6 +631,17 @@ mlir::Value Generator::genConstant(Expr &e) {
 mlir::Value Generator::genBinary(BinaryExpr &e, Env &env) {
   mlir::Location l = loc(e.loc);
   mlir::Value a = gen(*e.lhs, env);
+  if (a && decidedLazy(e)) {
+    // `a && b` as `a ? b : false`, `a || b` as `a ? true : b`.
+    auto rhs = [&] { return gen(*e.rhs, env); };
+    auto constant = [&] {
+      return (mlir::Value)t::ConstantOp::create(
+          builder, l,
+          builder.getIntegerAttr(builder.getI1Type(), e.op == BinaryOp::Or));
+    };
+    return e.op == BinaryOp::And ? genLazyChoice(e, a, rhs, constant)
+                                 : genLazyChoice(e, a, constant, rhs);
+  }
   mlir::Value b = gen(*e.rhs, env);
   if (!a || !b)
     return nullptr;
@@ -659,13 +668,15 @@ mlir::Value Generator::genBinary(BinaryExpr &e, Env &env) {
   return nullptr;
 }
 
-/// `c ? a : b` as an scf.if, so that only the chosen side runs. The mark
-/// lets tdsl-fold-checks turn it back into a select where neither side can
-/// fail any more (its checks all proved), so the loop vectorizes.
-mlir::Value Generator::genLazyTernary(TernaryExpr &t, mlir::Value cond,
-                                      Env &env) {
-  mlir::Location l = loc(t.loc);
-  mlir::Type type = toMLIR(t.type);
+/// A lazy `?:` (or `&&`, `||`) `e` as an scf.if on `cond`, so that only
+/// the chosen side runs. The mark lets tdsl-fold-checks turn it back into a
+/// select where neither side can fail any more (its checks all proved), so
+/// the loop vectorizes.
+mlir::Value Generator::genLazyChoice(const Expr &e, mlir::Value cond,
+                                     llvm::function_ref<mlir::Value()> chosen,
+                                     llvm::function_ref<mlir::Value()> other) {
+  mlir::Location l = loc(e.loc);
+  mlir::Type type = toMLIR(e.type);
   auto ifOp = mlir::scf::IfOp::create(builder, l, type, cond,
                                       /*withElseRegion=*/true);
   ifOp->setAttr(kLazySelectAttr, builder.getUnitAttr());
@@ -673,7 +684,7 @@ mlir::Value Generator::genLazyTernary(TernaryExpr &t, mlir::Value cond,
     mlir::Block *block = side == 0 ? ifOp.thenBlock() : ifOp.elseBlock();
     mlir::OpBuilder::InsertionGuard guard(builder);
     builder.setInsertionPointToEnd(block);
-    mlir::Value v = gen(side == 0 ? *t.thenExpr : *t.elseExpr, env);
+    mlir::Value v = side == 0 ? chosen() : other();
     if (!v)
       return nullptr;
     mlir::scf::YieldOp::create(builder, l, castTo(v, type, l));

@@ -285,11 +285,23 @@ bool Generator::mayFail(const Expr &e, const IndexFrame *frame,
 /// `c ? a : b` with a scalar condition and value computes only the side
 /// it chooses when the other may fail (`d < 2 ? a[i, d] : b[i, d - 2]`,
 /// `n == 0 ? 1 : n * fact(n - 1)`). Otherwise both sides are computed and
-/// selected, which vectorizes.
-bool Generator::isLazy(const TernaryExpr &t, const IndexFrame *frame) const {
-  return t.cond->type.isScalar() && t.type.isScalar() &&
-         (mayFail(*t.thenExpr, frame, t.cond.get()) ||
-          mayFail(*t.elseExpr, frame, t.cond.get()));
+/// selected, which vectorizes. Likewise scalar `a && b` and `a || b`
+/// compute `b` only when needed if it may fail (`i > 0 && x[i - 1] > 0.0`).
+bool Generator::isLazy(const Expr &e, const IndexFrame *frame) const {
+  if (auto *t = llvm::dyn_cast<TernaryExpr>(&e))
+    return t->cond->type.isScalar() && t->type.isScalar() &&
+           (mayFail(*t->thenExpr, frame, t->cond.get()) ||
+            mayFail(*t->elseExpr, frame, t->cond.get()));
+  auto *b = llvm::dyn_cast<BinaryExpr>(&e);
+  return b && (b->op == BinaryOp::And || b->op == BinaryOp::Or) &&
+         b->type.isScalar() && mayFail(*b->rhs, frame, b->lhs.get());
+}
+
+/// Whether `e` is lazy, as index notation decided when it walked it, or
+/// else reading everything in place.
+bool Generator::decidedLazy(const Expr &e) const {
+  auto decided = lazyChoices.find(&e);
+  return decided != lazyChoices.end() ? decided->second : isLazy(e, nullptr);
 }
 
 /// A tensor read `t[s0, s1, ...]` that uses the op's index variables:
@@ -600,13 +612,19 @@ bool Generator::collectInputs(Expr &e, IndexFrame &frame, Env &env,
                          maps, inputExprs);
   case Expr::Binary: {
     auto &b = llvm::cast<BinaryExpr>(e);
-    return collectInputs(*b.lhs, frame, env, inputs, maps, inputExprs) &&
-           collectInputs(*b.rhs, frame, env, inputs, maps, inputExprs);
+    bool lazy = isLazy(b, &frame);
+    lazyChoices[&b] = lazy;
+    if (!collectInputs(*b.lhs, frame, env, inputs, maps, inputExprs))
+      return false;
+    frame.lazySides += lazy;
+    bool ok = collectInputs(*b.rhs, frame, env, inputs, maps, inputExprs);
+    frame.lazySides -= lazy;
+    return ok;
   }
   case Expr::Ternary: {
     auto &t = llvm::cast<TernaryExpr>(e);
     bool lazy = isLazy(t, &frame);
-    lazyTernaries[&t] = lazy;
+    lazyChoices[&t] = lazy;
     if (!collectInputs(*t.cond, frame, env, inputs, maps, inputExprs))
       return false;
     frame.lazySides += lazy;
