@@ -384,6 +384,29 @@ Extremes extremesOf(linalg::GenericOp op) {
   return e;
 }
 
+/// Whether the check `idx uge size` in `op`'s body, of a subscript that
+/// grows with its loops against a size from outside, fails for some
+/// iteration: at the first or the last, or by wrapping between them, when
+/// the op has iterations. Computed before `op`.
+Value failsAtExtremes(Value idx, Value size, linalg::GenericOp op, Location loc,
+                      llvm::DenseMap<Operation *, Extremes> &extremes) {
+  auto it = extremes.find(op);
+  if (it == extremes.end())
+    it = extremes.try_emplace(op, extremesOf(op)).first;
+  const Extremes &e = it->second;
+  OpBuilder b(op);
+  Value lo = materialize(b, idx, op, e.first);
+  Value hi = materialize(b, idx, op, e.last);
+  size = materialize(b, size, op, e.first);
+  Value zero = arith::ConstantOp::create(b, loc, b.getZeroAttr(lo.getType()));
+  Value below = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, lo, zero);
+  Value above = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, hi, size);
+  Value wrapped = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, hi, lo);
+  Value fails = arith::OrIOp::create(
+      b, loc, arith::OrIOp::create(b, loc, below, above), wrapped);
+  return arith::AndIOp::create(b, loc, e.runs, fails);
+}
+
 bool hoistCheck(scf::IfOp check,
                 llvm::DenseMap<Operation *, Extremes> &extremes) {
   auto op = dyn_cast<linalg::GenericOp>(check->getParentOp());
@@ -400,22 +423,8 @@ bool hoistCheck(scf::IfOp check,
   if (llvm::any_of(used, [&](Value v) { return trendOf(v, op) != Trend::Invariant ||
                                                v.getParentRegion() == &op.getRegion(); }))
     return false;
-  auto it = extremes.find(op);
-  if (it == extremes.end())
-    it = extremes.try_emplace(op, extremesOf(op)).first;
-  const Extremes &e = it->second;
+  Value cond = failsAtExtremes(idx, size, op, check.getLoc(), extremes);
   OpBuilder b(op);
-  Location loc = check.getLoc();
-  Value lo = materialize(b, idx, op, e.first);
-  Value hi = materialize(b, idx, op, e.last);
-  size = materialize(b, size, op, e.first);
-  Value zeroIdx = arith::ConstantOp::create(b, loc, b.getZeroAttr(lo.getType()));
-  Value below = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, lo, zeroIdx);
-  Value above = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, hi, size);
-  Value wrapped = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, hi, lo);
-  Value fails = arith::OrIOp::create(
-      b, loc, arith::OrIOp::create(b, loc, below, above), wrapped);
-  Value cond = arith::AndIOp::create(b, loc, e.runs, fails);
   b.clone(*check)->setOperand(0, cond);
   check.erase();
   return true;
@@ -475,22 +484,7 @@ Value failsAnywhere(scf::IfOp check, linalg::GenericOp op,
   Value idx = cmp.getLhs(), size = cmp.getRhs();
   if (trendOf(size, op) != Trend::Invariant || trendOf(idx, op) == Trend::Other)
     return nullptr;
-  auto it = extremes.find(op);
-  if (it == extremes.end())
-    it = extremes.try_emplace(op, extremesOf(op)).first;
-  const Extremes &e = it->second;
-  OpBuilder b(op);
-  Location loc = check.getLoc();
-  Value lo = materialize(b, idx, op, e.first);
-  Value hi = materialize(b, idx, op, e.last);
-  size = materialize(b, size, op, e.first);
-  Value zero = arith::ConstantOp::create(b, loc, b.getZeroAttr(lo.getType()));
-  Value below = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, lo, zero);
-  Value above = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, hi, size);
-  Value wrapped = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, hi, lo);
-  Value fails = arith::OrIOp::create(
-      b, loc, arith::OrIOp::create(b, loc, below, above), wrapped);
-  return arith::AndIOp::create(b, loc, e.runs, fails);
+  return failsAtExtremes(idx, size, op, check.getLoc(), extremes);
 }
 
 /// A generic whose lazy `?:`s keep checks (`c[i] > 0.0 ? a[i] : b[i]` on
