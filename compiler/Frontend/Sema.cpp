@@ -1111,9 +1111,6 @@ Type Checker::checkUserCall(CallExpr &e, FunctionDecl &fn) {
   return matchCall(e.loc, e.args, fn, ok, e.typeArgs);
 }
 
-/// The result type of calling `fn` with `args` (already checked; `argsOk`
-/// when none had an error): literals take the parameters' types, and each
-/// dimension name of the signature binds to the arguments' dimensions.
 /// Whether a scalar of type `from` converts to `to` without changing its
 /// value (f32 -> f64, i32 -> i64, f16 or bf16 -> f32 or f64).
 static bool widensTo(const Type &from, const Type &to) {
@@ -1144,6 +1141,11 @@ static ExprPtr convertedTo(ExprPtr e, const Type &to) {
   return call;
 }
 
+/// The result type of calling `fn` with `args` (already checked; `argsOk`
+/// when none had an error): literals take the parameters' types, scalars
+/// widen to them (`widensTo`; not the first when `widenFirst` is false),
+/// and each dimension name of the signature binds to the arguments'
+/// dimensions.
 Type Checker::matchCall(SMLoc loc, llvm::MutableArrayRef<CallArg> args,
                         FunctionDecl &fn, bool argsOk,
                         std::vector<const ModelDecl *> &typeArgs,
