@@ -25,8 +25,8 @@ using namespace mlir;
 
 namespace {
 /// What must be left of a thread's stack on entry: room for the function's
-/// frame and for the error's printing (TBB workers' stacks are 8 MiB, the
-/// main thread's the shell's limit).
+/// frame and for printing the error (the runtime finds each thread's own
+/// stack: the main thread's is the shell's limit, a TBB worker's TBB's).
 constexpr int64_t kStackReserve = 256 * 1024;
 
 struct GuardRecursionPass
