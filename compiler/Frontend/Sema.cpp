@@ -601,7 +601,14 @@ void Checker::settle(Expr &e, ElemKind kind, bool negated) {
   }
   case Expr::Unary: {
     auto &u = llvm::cast<UnaryExpr>(e);
-    settle(*u.operand, kind, u.op == UnaryOp::Neg && !negated);
+    bool neg = u.op == UnaryOp::Neg && !negated;
+    // u64 has no negative values: -1 would wrap to 2^64 - 1 (`u > -1` false).
+    auto *lit = llvm::dyn_cast<IntLitExpr>(u.operand.get());
+    if (neg && kind == ElemKind::U64 && !(lit && lit->value == 0))
+      diags.error(e.loc, (lit ? "integer literal -" + Twine(lit->value)
+                              : Twine("this negative literal")) +
+                             " does not fit in u64");
+    settle(*u.operand, kind, neg);
     break;
   }
   case Expr::Binary: {

@@ -80,6 +80,7 @@ private:
   void checkModelDecl(ModelDecl &m);
   void checkTypeParams(FunctionDecl &fn);
   const ModelDecl *lookupModel(StringRef name);
+  std::string qualified(StringRef name) const;
   bool resolveModel(Type &t, SMLoc loc);
   unsigned typeParamIndex(const FunctionDecl &fn, const ModelDecl *m);
   bool bindTypeParam(Expr &arg, const Param &p, const FunctionDecl &fn,

@@ -57,9 +57,13 @@ const ModelDecl *Checker::lookupModel(StringRef name) {
     for (auto &p : currentFn->typeParams)
       if (p->name == name)
         return p.get();
-  std::string qname =
-      currentModule.empty() ? name.str() : (currentModule + "." + name).str();
-  return models.lookup(qname);
+  return models.lookup(qualified(name));
+}
+
+/// `name` as the module being checked spells its models: the user's models
+/// are not visible in an imported module, nor the module's in the user's.
+std::string Checker::qualified(StringRef name) const {
+  return currentModule.empty() ? name.str() : (currentModule + "." + name).str();
 }
 
 bool Checker::resolveModel(Type &t, SMLoc loc) {
@@ -93,7 +97,7 @@ void Checker::checkTypeParams(FunctionDecl &fn) {
       diags.error(tp->loc, "duplicate type parameter '" + tp->name + "'");
       diags.note(it->second, "previous type parameter is here");
     }
-    if (models.count(tp->name))
+    if (models.count(qualified(tp->name)))
       diags.error(tp->loc, "type parameter '" + tp->name +
                                "' has the name of a model");
     bool used = llvm::any_of(fn.params, [&](const Param &p) {

@@ -236,10 +236,10 @@ static bool sameValue(const Expr &a, const Expr &b) {
 
 /// Whether computing `e` may stop the program: a read with a subscript
 /// that is checked (every read outside index notation, `frame` null), an
-/// integer division, a call of a user function (which may also recurse).
-/// A reduction's own reads count unless every subscript is an index or a
-/// literal. A read that `done` (a `?:`'s condition) makes too cannot fail
-/// again (`x[i] > 0.0 ? x[i] : 0.01 * x[i]`).
+/// integer division (not by a literal), a call of a user function (which
+/// may also recurse). A reduction's own reads count unless every subscript
+/// is an index or a literal. A read that `done` (a `?:`'s condition) makes
+/// too cannot fail again (`x[i] > 0.0 ? x[i] : 0.01 * x[i]`).
 bool Generator::mayFail(const Expr &e, const IndexFrame *frame,
                         const Expr *done) const {
   auto readBefore = [&](const IndexExpr &read) {
@@ -271,8 +271,10 @@ bool Generator::mayFail(const Expr &e, const IndexFrame *frame,
     } else if (auto *call = llvm::dyn_cast<CallExpr>(&x)) {
       fails |= call->target != nullptr;
     } else if (auto *b = llvm::dyn_cast<BinaryExpr>(&x)) {
+      // By a positive literal (`(i + j) % 2`) it cannot.
+      auto *lit = llvm::dyn_cast<IntLitExpr>(b->rhs.get());
       fails |= (b->op == BinaryOp::Div || b->op == BinaryOp::Rem) &&
-               isIntKind(b->type.elem);
+               isIntKind(b->type.elem) && !(lit && lit->value != 0);
     } else if (llvm::isa<ReduceExpr>(x)) {
       inReduce = true;
     }

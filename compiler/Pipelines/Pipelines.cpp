@@ -13,6 +13,7 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/InitAllPasses.h"
 #include "mlir/Pass/PassRegistry.h"
 
@@ -189,10 +190,13 @@ void buildCPUFunctionsToLLVMPipeline(OpPassManager &pm) {
   addUpstream(pm, "convert-math-to-libm,"
                   // Buffers through the runtime's allocator (clean OOM errors).
                   "finalize-memref-to-llvm{use-generic-functions},convert-to-llvm,"
-                  "reconcile-unrealized-casts,"
-                  // Dead casts and constants go (half the ops); LLVM's
-                  // simplifycfg merges blocks better and for less.
-                  "canonicalize{region-simplify=disabled}");
+                  "reconcile-unrealized-casts");
+  // Per function again, on the context's threads.
+  OpPassManager &llvmFn = pm.nest<LLVM::LLVMFuncOp>();
+  llvmFn.addPass(createFoldLLVMArith());
+  // Dead casts and constants go (half the ops); LLVM's simplifycfg merges
+  // blocks better and for less.
+  addUpstream(llvmFn, "canonicalize{region-simplify=disabled}");
   pm.addPass(createHoistAllocas());
 }
 

@@ -27,14 +27,16 @@ using namespace mlir;
 
 namespace {
 
-/// The maximal runs of two or more consecutive loops that every indexing map
-/// of `op` keeps contiguous and in order, each with at most one loop of
+/// The maximal runs of two or more consecutive loops of one kind (parallel
+/// or reduction) that every indexing map of `op` keeps contiguous and in
+/// order, each with at most one loop of
 /// run-time size: MLIR 22's expand-strided-metadata crashes on a
 /// memref.expand_shape that expands one dimension into two dynamic ones
 /// (when anything reads its strides), which the result would need.
 SmallVector<ReassociationIndices> contiguousRuns(linalg::GenericOp op) {
   SmallVector<AffineMap> maps = op.getIndexingMapsArray();
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  SmallVector<utils::IteratorType> kinds = op.getIteratorTypesArray();
   SmallVector<ReassociationIndices> runs;
   unsigned n = op.getNumLoops();
   for (unsigned start = 0; start < n;) {
@@ -45,7 +47,8 @@ SmallVector<ReassociationIndices> contiguousRuns(linalg::GenericOp op) {
       ReassociationIndices longer = run;
       longer.push_back(end);
       bool isDynamic = ShapedType::isDynamic(ranges[end]);
-      if ((isDynamic && dynamic) || !linalg::areDimSequencesPreserved(maps, {longer}))
+      if (kinds[end] != kinds[start] || (isDynamic && dynamic) ||
+          !linalg::areDimSequencesPreserved(maps, {longer}))
         break;
       dynamic += isDynamic;
       run = longer;
@@ -69,7 +72,9 @@ struct CollapseDimsPass : tdsl::impl::CollapseDimsBase<CollapseDimsPass> {
       // reads its position would get it back by divisions (and a random
       // fill's [groups, slots, 16] loops would lose the structure that
       // lets its slots share a Philox block). An epilogue runs in its
-      // contraction's tiles, on the contraction's loops.
+      // contraction's tiles, on the contraction's loops. A split
+      // reduction's loops are its blocks and lanes, which fix the order of
+      // its sum.
       if (op.hasPureTensorSemantics() && op.getNumLoops() > 1 &&
           !op->hasAttr(tdsl::kEpilogueAttr) &&
           llvm::all_of(op.getIndexingMapsArray(),
@@ -77,7 +82,7 @@ struct CollapseDimsPass : tdsl::impl::CollapseDimsBase<CollapseDimsPass> {
           llvm::none_of(op->getOperands(),
                         [](Value v) { return v.getDefiningOp<tensor::ExtractSliceOp>(); }) &&
           op.getBody()->getOps<linalg::IndexOp>().empty() &&
-          op.getNumParallelLoops() == op.getNumLoops() &&
+          !op->hasAttr("tdsl.split") && !op->hasAttr("tdsl.blocked_reduction") &&
           !op->getParentOfType<scf::ForallOp>() &&
           !op->getParentOfType<linalg::LinalgOp>())
         ops.push_back(op);

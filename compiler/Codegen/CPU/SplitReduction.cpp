@@ -349,6 +349,32 @@ struct SplitReductionPass : tdsl::impl::SplitReductionBase<SplitReductionPass> {
     op->erase();
   }
 
+  /// `op`, of run-time size, as `n >= 2 * blockSize ? op : op`: the copy
+  /// returned, to split, and one for smaller sizes that stays one chain
+  /// (marked so that it is not split again).
+  linalg::GenericOp versionBySize(linalg::GenericOp op) {
+    OpBuilder b(op);
+    Location loc = op.getLoc();
+    Value n = arith::ConstantIndexOp::create(b, loc, 1);
+    for (Range &r : cast<linalg::LinalgOp>(op.getOperation()).createLoopRanges(b, loc))
+      n = b.createOrFold<arith::MulIOp>(loc, n,
+                                        getValueOrCreateConstantIndexOp(b, loc, r.size));
+    Value large = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge, n,
+                                        arith::ConstantIndexOp::create(b, loc, 2 * blockSize));
+    auto version = scf::IfOp::create(b, loc, op->getResultTypes(), large,
+                                     /*addThenBlock=*/true, /*addElseBlock=*/true);
+    b.setInsertionPointToStart(version.thenBlock());
+    auto split = cast<linalg::GenericOp>(b.clone(*op));
+    scf::YieldOp::create(b, loc, split->getResults());
+    b.setInsertionPointToStart(version.elseBlock());
+    Operation *chain = b.clone(*op);
+    chain->setAttr("tdsl.split", b.getUnitAttr());
+    scf::YieldOp::create(b, loc, chain->getResults());
+    op->replaceAllUsesWith(version.getResults());
+    op->erase();
+    return split;
+  }
+
   /// The fallback for operands read in different orders (`sum(i, j)
   /// a[i, j] * b[j, i]`): one partial result per value of the first loop,
   /// in parallel, then those combined in order.
@@ -400,13 +426,16 @@ struct SplitReductionPass : tdsl::impl::SplitReductionBase<SplitReductionPass> {
         ops.push_back(op);
     });
     for (linalg::GenericOp op : ops) {
-      // Small static reductions stay one chain.
+      // Small reductions stay one chain: static ones here, run-time ones
+      // in a version of their own (the order depends on the size only).
       SmallVector<int64_t> ranges = op.getStaticLoopRanges();
       int64_t total = 1;
       for (int64_t r : ranges)
         total = ShapedType::isDynamic(r) || total < 0 ? -1 : total * r;
       if (total >= 0 && total < 2 * blockSize)
         continue;
+      if (total < 0)
+        op = versionBySize(op);
       if (std::optional<AffineMap> order = wholeReductionOrder(op))
         split(op, *order);
       else if (ranges.size() > 1 && ranges[0] != 1)

@@ -299,9 +299,16 @@ Value buildScalarOp(OpBuilder &b, Location loc, Operation *op, ValueRange args,
   if (isa<t::FloorOp>(op)) return math::FloorOp::create(b, loc, x);
   if (isa<t::CeilOp>(op)) return math::CeilOp::create(b, loc, x);
   if (isa<t::SigmoidOp>(op)) {
+    // f16 and bf16 in f32, rounded once: exp(-x) alone overflows f16 from
+    // x = -11.1, where the result (1.5e-5) is still an f16 number.
+    Type narrow = x.getType();
+    bool widen = narrow.getIntOrFloatBitWidth() < 32;
+    if (widen)
+      x = arith::ExtFOp::create(b, loc, b.getF32Type(), x);
     Value one = arith::ConstantOp::create(b, loc, b.getFloatAttr(x.getType(), 1.0));
     Value e = math::ExpOp::create(b, loc, arith::NegFOp::create(b, loc, x));
-    return arith::DivFOp::create(b, loc, one, arith::AddFOp::create(b, loc, one, e));
+    Value y = arith::DivFOp::create(b, loc, one, arith::AddFOp::create(b, loc, one, e));
+    return widen ? arith::TruncFOp::create(b, loc, narrow, y).getResult() : y;
   }
   return {};
 }

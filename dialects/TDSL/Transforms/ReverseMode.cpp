@@ -1090,7 +1090,7 @@ static Value withoutIndexCasts(Value v) {
 }
 
 /// Whether `par`'s body reads `t` only as t[i0, i1, ...] with exactly its
-/// own point's indices, directly in its block: then each element of `t`
+/// own point's indices, anywhere in its body: then each element of `t`
 /// has at most one reader.
 static bool readsAtItsPoint(ParallelForOp par, Value t) {
   Block *body = par.getBody();
@@ -1101,7 +1101,9 @@ static bool readsAtItsPoint(ParallelForOp par, Value t) {
     if (!par->isAncestor(user) || isa<tensor::DimOp>(user))
       continue; // sizes (of subscript checks) read no element
     auto extract = dyn_cast<tensor::ExtractOp>(user);
-    if (!extract || extract->getBlock() != body ||
+    // Anywhere in the body (a lazy `?:` side, a loop): what matters is that
+    // only point u reads element u.
+    if (!extract ||
         !llvm::equal(llvm::map_range(extract.getIndices(), withoutIndexCasts),
                      body->getArguments()))
       return false;
