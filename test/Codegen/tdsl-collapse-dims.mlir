@@ -1,4 +1,4 @@
-// Element-wise ops: runs of loops that every operand reads contiguously are
+// Runs of loops of one kind that every operand reads contiguously are
 // merged into one loop (tdsl-collapse-dims).
 // RUN: tdsl-opt %s --tdsl-collapse-dims | FileCheck %s
 
@@ -86,4 +86,30 @@ func.func @left_alone(%x: tensor<8x8xf32>, %y: tensor<1x8xf32>) -> (tensor<8x8xf
     linalg.yield %s : f32
   } -> tensor<8xf32>
   return %t, %b, %r : tensor<8x8xf32>, tensor<8x8xf32>, tensor<8xf32>
+}
+
+// A contraction's reduction loops that both operands read contiguously
+// (the digits CNN's logits, z[n, o] = sum(c, i, j) h[n, c, i, j] *
+// w[c, i, j, o]) become one: a product of [8, 128] by [128, 10], with one
+// reduction loop of 128 instead of loops of 32, 2 and 2 (LLVM unrolled the
+// 2s into copies of the register tile). Parallel and reduction loops never
+// share a run.
+// CHECK-LABEL: func.func @contraction(
+// CHECK-SAME: %[[H:[^:]*]]: tensor<8x32x2x2xf32>, %[[W:[^:]*]]: tensor<32x2x2x10xf32>
+// CHECK-DAG: %[[HC:.*]] = tensor.collapse_shape %[[H]] {{\[\[}}0], [1, 2, 3]] : tensor<8x32x2x2xf32> into tensor<8x128xf32>
+// CHECK-DAG: %[[WC:.*]] = tensor.collapse_shape %[[W]] {{\[\[}}0, 1, 2], [3]] : tensor<32x2x2x10xf32> into tensor<128x10xf32>
+// CHECK: linalg.generic {{.*}}iterator_types = ["parallel", "parallel", "reduction"]} ins(%[[HC]], %[[WC]] : tensor<8x128xf32>, tensor<128x10xf32>)
+func.func @contraction(%h: tensor<8x32x2x2xf32>, %w: tensor<32x2x2x10xf32>,
+                       %z: tensor<8x10xf32>) -> tensor<8x10xf32> {
+  %r = linalg.generic {indexing_maps = [affine_map<(n, o, c, i, j) -> (n, c, i, j)>,
+                                        affine_map<(n, o, c, i, j) -> (c, i, j, o)>,
+                                        affine_map<(n, o, c, i, j) -> (n, o)>],
+                       iterator_types = ["parallel", "parallel", "reduction", "reduction", "reduction"]}
+      ins(%h, %w : tensor<8x32x2x2xf32>, tensor<32x2x2x10xf32>) outs(%z : tensor<8x10xf32>) {
+  ^bb0(%a: f32, %b: f32, %acc: f32):
+    %m = arith.mulf %a, %b : f32
+    %s = arith.addf %acc, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<8x10xf32>
+  return %r : tensor<8x10xf32>
 }

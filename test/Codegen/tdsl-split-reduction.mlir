@@ -62,15 +62,20 @@ func.func @max_two_blocks(%x: tensor<65536xf32>, %init: tensor<f32>) -> tensor<f
   return %r : tensor<f32>
 }
 
-// A run-time size: every piece is computed from n, and the slices after the
-// blocks start at min(offset, n - 1) (a slice may not start at the end).
-// Two inputs read in the same transposed order are read in memory order,
-// and a scalar input is read as it is.
+// A run-time size: below 2 blocks (65536 elements) the op stays one chain,
+// as a static one would (the order depends on the size only), in a version
+// marked not to be split again. Above, every piece is computed from n, and
+// the slices after the blocks start at min(offset, n - 1) (a slice may not
+// start at the end). Two inputs read in the same transposed order are read
+// in memory order, and a scalar input is read as it is.
 // CHECK-LABEL: func.func @dot_dynamic_transposed(
 // CHECK-SAME: %[[A:[^:]*]]: tensor<?x?xi32>, %[[B:[^:]*]]: tensor<?x?xi32>, %[[S:[^:]*]]: tensor<i32>
 // CHECK-DAG: %[[D0:.*]] = tensor.dim %[[A]], %c0
 // CHECK-DAG: %[[D1:.*]] = tensor.dim %[[A]], %c1
-// CHECK: %[[N:.*]] = arith.muli %[[D0]], %[[D1]] : index
+// CHECK: %[[SIZE:.*]] = arith.muli %{{.*}}, %{{.*}} : index
+// CHECK: %[[LARGE:.*]] = arith.cmpi uge, %[[SIZE]], %c65536 : index
+// CHECK: %[[V:.*]] = scf.if %[[LARGE]] -> (tensor<i32>) {
+// CHECK: %[[N:.*]] = arith.muli %{{.*}}, %{{.*}} : index
 // CHECK: %[[FA:.*]] = tensor.collapse_shape %[[A]] {{\[\[}}0, 1]] : tensor<?x?xi32> into tensor<?xi32>
 // CHECK: %[[FB:.*]] = tensor.collapse_shape %[[B]] {{\[\[}}0, 1]] : tensor<?x?xi32> into tensor<?xi32>
 // CHECK: %[[NB:.*]] = arith.divui %[[N]], %{{.*}} : index
@@ -83,7 +88,11 @@ func.func @max_two_blocks(%x: tensor<65536xf32>, %init: tensor<f32>) -> tensor<f
 // CHECK: arith.muli
 // CHECK: arith.addi
 // CHECK: %[[T:.*]] = linalg.generic {{.*}}iterator_types = []}
-// CHECK: return %[[T]]
+// CHECK: scf.yield %[[T]]
+// CHECK: } else {
+// CHECK: %[[C:.*]] = linalg.generic {{.*}}iterator_types = ["reduction", "reduction"]} ins(%[[A]], %[[B]], %[[S]] : {{.*}} attrs = {tdsl.split}
+// CHECK: scf.yield %[[C]]
+// CHECK: return %[[V]]
 func.func @dot_dynamic_transposed(%a: tensor<?x?xi32>, %b: tensor<?x?xi32>, %s: tensor<i32>,
                                   %init: tensor<i32>) -> tensor<i32> {
   %r = linalg.generic {indexing_maps = [#tr2, #tr2, #sc2, #sc2],
