@@ -288,9 +288,7 @@ def fmt_scalar(value, dtype):
         return 'true' if value else 'false'
     if dtype in ('f16', 'bf16', 'f32', 'f64'):
         return fmt_float(value)
-    if dtype == 'u64' and int(value) >= 2 ** 63:
-        return str(int(value) - 2 ** 64)          # u64(-1): literals are i64
-    return str(int(value))
+    return str(int(value))     # u64 above 2^63 too: a literal takes its type
 
 
 def literal_only(e):
@@ -331,8 +329,7 @@ class Renderer:
         """Bare where the context types it; `i64` and `f32` are the types an
         unfixed integer or float literal gets; others are converted."""
         text = fmt_scalar(e.value, e.dtype)
-        wrapped_u64 = e.dtype == 'u64' and text.startswith('-')     # u64(-1)
-        if e.dtype == 'i1' or (bare and not wrapped_u64):
+        if e.dtype == 'i1' or bare:
             return text
         is_float_text = '.' in text or 'e' in text
         if (e.dtype == 'i64' and not is_float_text) or (e.dtype == 'f32' and is_float_text):
