@@ -1,10 +1,13 @@
-//===- CollapseDims.cpp - element-wise loops merged where memory allows ---===//
+//===- CollapseDims.cpp - loops merged where memory allows ----------------===//
 //
 // An element-wise op over [32, 64, 56, 56] vectorizes its innermost loop: 56
 // elements are three vectors of 16 and a masked one, per row. Where every
 // operand reads a run of loops contiguously (x[n, k, i, j] and b[k] both
 // keep (i, j) together), the run becomes one loop (3136 = 196 vectors of
-// 16, no masks) and the tiles and vectors work on longer rows.
+// 16, no masks) and the tiles and vectors work on longer rows. Runs of
+// reduction loops too: a contraction over (c, i, j) of [32, 2, 2] steps
+// through one loop of 128, where loops of 2 were unrolled by LLVM into
+// copies of the register tile.
 //
 //===----------------------------------------------------------------------===//
 #include "compiler/Codegen/CPU/Epilogue.h"
@@ -29,10 +32,10 @@ namespace {
 
 /// The maximal runs of two or more consecutive loops of one kind (parallel
 /// or reduction) that every indexing map of `op` keeps contiguous and in
-/// order, each with at most one loop of
-/// run-time size: MLIR 22's expand-strided-metadata crashes on a
-/// memref.expand_shape that expands one dimension into two dynamic ones
-/// (when anything reads its strides), which the result would need.
+/// order, each with at most one loop of run-time size: MLIR 22's
+/// expand-strided-metadata crashes on a memref.expand_shape that expands
+/// one dimension into two dynamic ones (when anything reads its strides),
+/// which the result would need.
 SmallVector<ReassociationIndices> contiguousRuns(linalg::GenericOp op) {
   SmallVector<AffineMap> maps = op.getIndexingMapsArray();
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();

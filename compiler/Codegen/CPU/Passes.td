@@ -34,15 +34,16 @@ def ForallToTBB : Pass<"tdsl-forall-to-tbb", "mlir::ModuleOp"> {
 }
 
 def CollapseDims : Pass<"tdsl-collapse-dims", "mlir::func::FuncOp"> {
-  let summary = "Merge the loops of element-wise ops that memory keeps contiguous";
+  let summary = "Merge runs of loops that memory keeps contiguous";
   let description = [{
-    For each element-wise linalg.generic (every loop parallel), merges each
-    maximal run of consecutive loops that every operand reads contiguously
-    and in order into one loop, reshaping the operands
-    (`linalg::collapseOpIterationDims`). Tiles and vectors then run along
-    the merged loop: an add over [32, 64, 56, 56] with a bias b[k] becomes
-    one over [32, 64, 3136], whose rows are whole vectors of 16 with no
-    masked remainder.
+    For each linalg.generic (but split whole reductions), merges each
+    maximal run of consecutive loops of one kind (parallel or reduction)
+    that every operand reads contiguously and in order into one loop,
+    reshaping the operands (`linalg::collapseOpIterationDims`). Tiles and
+    vectors then run along the merged loop: an add over [32, 64, 56, 56]
+    with a bias b[k] becomes one over [32, 64, 3136], whose rows are whole
+    vectors of 16 with no masked remainder; a contraction over (c, i, j) of
+    [32, 2, 2] reduces over one loop of 128.
 
     ```mlir
     // before
