@@ -43,6 +43,7 @@ private:
   bool parseRange(LoopRange &range);
   bool expectStatementEnd();
   bool isSubscriptAssignment() const;
+  bool unsupportedStatement();
   void sliceError();
 
   // Expressions, lowest precedence first.
