@@ -840,6 +840,9 @@ Type Checker::checkBinary(BinaryExpr &e) {
         (a.rank() == 1 && b.rank() == 1)) {
       diags.error(e.loc, "'@' multiplies matrices (2-D @ 2-D, 2-D @ 1-D or "
                          "1-D @ 2-D), not " + a.str() + " and " + b.str());
+      if (a.isTensor && b.isTensor && a.rank() == 1 && b.rank() == 1)
+        diags.note(e.loc, "the dot product of two vectors is "
+                          "'sum(i) a[i] * b[i]'");
       return Type::error();
     }
     if (!isNumericKind(elem)) {
