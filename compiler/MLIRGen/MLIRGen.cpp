@@ -22,6 +22,7 @@
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/Verifier.h"
 
+#include "llvm/Support/MathExtras.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/StringMap.h"
 
@@ -898,6 +899,36 @@ Generator::dynamicSizes(const Type &spec, Env &env, mlir::Location l) {
                                  "the size '" + d.symbol + "' is negative");
       sizes.push_back(toIndex(n, l));
     }
+  if (sizes.empty())
+    return sizes;
+  // The byte count must fit in an i64: [2^32, 2^32] wrapped to 0 elements,
+  // and a sum over them fused away the buffer and gave 0.
+  auto type = mlir::cast<mlir::RankedTensorType>(toMLIR(spec));
+  mlir::Type i64 = builder.getI64Type();
+  int64_t bytes = std::max<int64_t>(
+      (type.getElementType().getIntOrFloatBitWidth() + 7) / 8, 1);
+  for (int64_t d : type.getShape())
+    if (!mlir::ShapedType::isDynamic(d))
+      bytes = llvm::MulOverflow(bytes, d, bytes) ? INT64_MAX : bytes;
+  mlir::Value total = mlir::arith::ConstantIntOp::create(builder, l, i64, bytes);
+  mlir::Value zero = mlir::arith::ConstantIntOp::create(builder, l, i64, 0);
+  mlir::Value fits = mlir::arith::ConstantIntOp::create(builder, l, builder.getI1Type(), 1);
+  for (mlir::Value n : sizes) {
+    auto product = mlir::arith::MulUIExtendedOp::create(
+        builder, l, total, mlir::arith::IndexCastUIOp::create(builder, l, i64, n));
+    fits = mlir::arith::AndIOp::create(
+        builder, l, fits,
+        mlir::arith::CmpIOp::create(builder, l, mlir::arith::CmpIPredicate::eq,
+                                    product.getHigh(), zero));
+    total = product.getLow();
+  }
+  fits = mlir::arith::AndIOp::create(
+      builder, l, fits,
+      mlir::arith::CmpIOp::create(builder, l, mlir::arith::CmpIPredicate::sge,
+                                  total, zero));
+  mlir::cf::AssertOp::create(builder, l, fits,
+                             "this tensor's sizes multiply to more than 2^63 "
+                             "bytes: it cannot be allocated");
   return sizes;
 }
 

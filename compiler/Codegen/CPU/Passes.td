@@ -554,7 +554,10 @@ def LocateAllocs : Pass<"tdsl-locate-allocs", "mlir::ModuleOp"> {
     the runtime's `tdsl_alloc_site` with the DSL position of the allocation.
     The runtime keeps it for the next allocation on the same thread, so a
     failed allocation prints `prog.tdsl:line:col: error: out of memory ...`
-    with the source line, like every other run-time error.
+    with the source line, like every other run-time error. A buffer of
+    run-time size first checks that its byte count fits in an i64: the
+    product of sizes such as [2^32, 2^32] wrapped around to a few bytes,
+    which the program then wrote past.
 
     ```mlir
     // before
@@ -565,7 +568,8 @@ def LocateAllocs : Pass<"tdsl-locate-allocs", "mlir::ModuleOp"> {
     %m = memref.alloc(%n) : memref<?xf32>
     ```
   }];
-  let dependentDialects = ["mlir::LLVM::LLVMDialect", "mlir::func::FuncDialect"];
+  let dependentDialects = ["mlir::LLVM::LLVMDialect", "mlir::func::FuncDialect",
+                           "mlir::arith::ArithDialect", "mlir::scf::SCFDialect"];
 }
 
 def ApplyTuning : Pass<"tdsl-apply-tuning", "mlir::ModuleOp"> {

@@ -1,6 +1,8 @@
 //===- KernelInfo.cpp - Kernel names, work and allocation sites -------------===//
 #include "compiler/Codegen/Common/KernelInfo.h"
 
+#include "llvm/Support/MathExtras.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -28,7 +30,12 @@ bool tdsl::mayExhaustMemory(MemRefType type) {
     return true;
   Type elem = type.getElementType();
   unsigned bits = elem.isIntOrFloat() ? elem.getIntOrFloatBitWidth() : 64; // index
-  return type.getNumElements() * std::max(bits / 8, 1u) >= kMinLocatedBytes;
+  // Saturated: sizes such as [2^32, 2^32] overflow an i64.
+  int64_t bytes = std::max(bits / 8, 1u);
+  for (int64_t d : type.getShape())
+    if (llvm::MulOverflow(bytes, d, bytes))
+      return true;
+  return bytes >= kMinLocatedBytes;
 }
 
 namespace {
