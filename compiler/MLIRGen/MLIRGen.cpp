@@ -848,6 +848,22 @@ mlir::Value Generator::genParallelFor(ParallelForExpr &e, Env &env) {
     mlir::Value lo = gen(*r.lower, env), hi = gen(*r.upper, env);
     if (!lo || !hi)
       return nullptr;
+    // hi - lo must not wrap: -2^62..2^62 was taken for an empty range.
+    if (!llvm::isa<IntLitExpr>(r.lower.get())) {
+      mlir::Value count = mlir::arith::SubIOp::create(builder, l, hi, lo);
+      mlir::Value zero = mlir::arith::ConstantOp::create(
+          builder, l, builder.getIntegerAttr(hi.getType(), 0));
+      mlir::Value wraps = mlir::arith::AndIOp::create(
+          builder, l,
+          mlir::arith::CmpIOp::create(builder, l, mlir::arith::CmpIPredicate::sgt, hi, lo),
+          mlir::arith::CmpIOp::create(builder, l, mlir::arith::CmpIPredicate::slt, count, zero));
+      mlir::Value ok = mlir::arith::XOrIOp::create(
+          builder, l, wraps,
+          mlir::arith::ConstantOp::create(builder, l, builder.getBoolAttr(true)));
+      mlir::cf::AssertOp::create(builder, loc(r.var.loc), ok,
+                                 "the range of '" + r.var.name +
+                                     "' has more than 2^63 - 1 values");
+    }
     lbs.push_back(toIndex(lo, l));
     ubs.push_back(toIndex(hi, l));
   }
@@ -914,8 +930,10 @@ Generator::dynamicSizes(const Type &spec, Env &env, mlir::Location l) {
   mlir::Value zero = mlir::arith::ConstantIntOp::create(builder, l, i64, 0);
   mlir::Value fits = mlir::arith::ConstantIntOp::create(builder, l, builder.getI1Type(), 1);
   for (mlir::Value n : sizes) {
-    auto product = mlir::arith::MulUIExtendedOp::create(
-        builder, l, total, mlir::arith::IndexCastUIOp::create(builder, l, i64, n));
+    // A negative size has its own error, above.
+    mlir::Value count = mlir::arith::MaxSIOp::create(
+        builder, l, mlir::arith::IndexCastOp::create(builder, l, i64, n), zero);
+    auto product = mlir::arith::MulUIExtendedOp::create(builder, l, total, count);
     fits = mlir::arith::AndIOp::create(
         builder, l, fits,
         mlir::arith::CmpIOp::create(builder, l, mlir::arith::CmpIPredicate::eq,

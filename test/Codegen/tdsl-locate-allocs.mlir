@@ -10,12 +10,24 @@
 
 // Dynamic and large buffers get their DSL position (before each one, the
 // runtime is told where the next allocation comes from); small static ones
-// do not.
+// do not. One of run-time size first checks that its byte count (4 * n)
+// fits in an i64.
 
 // CHECK-DAG: llvm.mlir.global private constant @[[WHERE:.*]]("prog.tdsl:3:7\00")
+// CHECK-DAG: llvm.mlir.global private constant @[[TOO_LARGE:.*]]("this tensor's sizes multiply to more than 2^63 bytes: it cannot be allocated\00")
 // CHECK-DAG: func.func private @tdsl_alloc_site(!llvm.ptr)
 // CHECK-LABEL: func.func @main
 func.func @main(%n: index) {
+  // CHECK: %[[N:.*]] = arith.index_castui %{{.*}} : index to i64
+  // CHECK: %[[LOW:.*]], %[[HIGH:.*]] = arith.mului_extended %c4_i64, %[[N]] : i64
+  // CHECK: %[[WRAPS:.*]] = arith.cmpi ne, %[[HIGH]], %c0_i64
+  // CHECK: %[[SIGN:.*]] = arith.cmpi slt, %[[LOW]], %c0_i64
+  // CHECK: %[[OVER:.*]] = arith.ori %{{.*}}, %[[SIGN]]
+  // CHECK: scf.if %[[OVER]] {
+  // CHECK: %[[FW:.*]] = llvm.mlir.addressof @[[WHERE]]
+  // CHECK: %[[FM:.*]] = llvm.mlir.addressof @[[TOO_LARGE]]
+  // CHECK: func.call @tdsl_fatal(%[[FW]], %[[FM]])
+  // CHECK: }
   // CHECK: %[[P:.*]] = llvm.mlir.addressof @[[WHERE]]
   // CHECK-NEXT: call @tdsl_alloc_site(%[[P]])
   // CHECK-NEXT: memref.alloc(%{{.*}}) : memref<?xf32>
@@ -67,12 +79,14 @@ func.func @threshold() {
 // column, which the runtime prints after the message. A buffer with no
 // position and a memref.alloca get no call.
 // CHECK-DAG:   llvm.mlir.global private constant @[[CALLEE:.*]]("lib.tdsl:2:5\00")
-// CHECK-DAG:   llvm.mlir.global private constant @[[HERE:.*]]("tdsl-locate-allocs.mlir:[[#@LINE+13]]:8\0A  %b = memref.alloc(%n) : memref<?xf32>\0A       ^\00")
+// CHECK-DAG:   llvm.mlir.global private constant @[[HERE:.*]]("tdsl-locate-allocs.mlir:[[#@LINE+15]]:8\0A  %b = memref.alloc(%n) : memref<?xf32>\0A       ^\00")
 // CHECK-LABEL: func.func @where(
+// CHECK:         func.call @tdsl_fatal
 // CHECK:         %[[P0:.*]] = llvm.mlir.addressof @[[CALLEE]]
 // CHECK-NEXT:    call @tdsl_alloc_site(%[[P0]])
 // CHECK-NEXT:    memref.alloc(%{{.*}}) : memref<?xf32>
-// CHECK-NEXT:    %[[P1:.*]] = llvm.mlir.addressof @[[HERE]]
+// CHECK:         func.call @tdsl_fatal
+// CHECK:         %[[P1:.*]] = llvm.mlir.addressof @[[HERE]]
 // CHECK-NEXT:    call @tdsl_alloc_site(%[[P1]])
 // CHECK-NEXT:    memref.alloc(%{{.*}}) : memref<?xf32>
 // CHECK-NEXT:    memref.alloc(%{{.*}}) : memref<?xf32>
@@ -91,7 +105,7 @@ func.func @where(%n: index) {
 // One string per position, shared by allocations at the same position and
 // by the strings earlier passes made (@__tdsl_str_0 here); the runtime
 // function is declared once. The call goes right before the allocation,
-// also inside a loop.
+// also inside a loop. (Each is after its size check, the `scf.if`.)
 // CHECK-NOT:   func.func private @tdsl_alloc_site
 // CHECK:       llvm.mlir.global private constant @[[NEW:.*]]("prog.tdsl:4:7\00")
 // CHECK-NOT:   prog.tdsl:3:7
@@ -101,15 +115,18 @@ func.func @where(%n: index) {
 // CHECK-NOT:   func.func private @tdsl_alloc_site
 // CHECK-LABEL: func.func @interned(
 // CHECK:         scf.for
-// CHECK-NEXT:      %[[P0:.*]] = llvm.mlir.addressof @__tdsl_str_0
+// CHECK:           func.call @tdsl_fatal
+// CHECK:           %[[P0:.*]] = llvm.mlir.addressof @__tdsl_str_0
 // CHECK-NEXT:      func.call @tdsl_alloc_site(%[[P0]])
 // CHECK-NEXT:      memref.alloc
 // CHECK-NEXT:      memref.dealloc
 // CHECK-NEXT:    }
-// CHECK-NEXT:    %[[P1:.*]] = llvm.mlir.addressof @__tdsl_str_0
+// CHECK:         func.call @tdsl_fatal
+// CHECK:         %[[P1:.*]] = llvm.mlir.addressof @__tdsl_str_0
 // CHECK-NEXT:    call @tdsl_alloc_site(%[[P1]])
 // CHECK-NEXT:    memref.alloc
-// CHECK-NEXT:    %[[P2:.*]] = llvm.mlir.addressof @[[NEW]]
+// CHECK:         func.call @tdsl_fatal
+// CHECK:         %[[P2:.*]] = llvm.mlir.addressof @[[NEW]]
 // CHECK-NEXT:    call @tdsl_alloc_site(%[[P2]])
 // CHECK-NEXT:    memref.alloc
 llvm.mlir.global private constant @__tdsl_str_0("prog.tdsl:3:7\00") {addr_space = 0 : i32}

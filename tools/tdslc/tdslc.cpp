@@ -278,7 +278,8 @@ static std::unique_ptr<Program> runFrontEnd(DiagEngine &diags, unsigned bufferId
     return nullptr;
   }
   if (!checkProgram(*program, diags) ||
-      (warningsAsErrors && diags.getNumWarnings()))
+      // As clang: -w hides the warnings, so -Werror has none to fail on.
+      (warningsAsErrors && !noWarnings && diags.getNumWarnings()))
     return nullptr;
   return program;
 }
