@@ -66,9 +66,13 @@ bool tdsl::loadImports(DiagEngine &diags, Program &program,
       }
     }
     if (found.empty()) {
+      // The places, in order: -I directories, $TDSL_STDLIB_PATH, stdlib/.
+      std::string dirs;
+      for (const std::string &dir : searchPath)
+        dirs += (dirs.empty() ? "" : ", ") + dir;
       diags.error(imp.loc, "cannot find module '" + imp.name +
-                               "' (looked for " + imp.name +
-                               ".tdsl in the stdlib search path)");
+                               "' (looked for " + imp.name + ".tdsl in " +
+                               (dirs.empty() ? "no directory" : dirs) + ")");
       continue;
     }
     std::string included;
