@@ -188,6 +188,7 @@ void Generator::genFunction(FunctionDecl &fn, llvm::StringRef symName) {
                llvm::ArrayRef(args).drop_front(firstArg[i]));
   // Dimension names become i64 values; a name used twice is checked at run
   // time when the compiler cannot prove the extents equal.
+  llvm::StringMap<unsigned> boundBy; // the parameter a dimension came from
   for (unsigned i = 0; i < fn.params.size(); ++i) {
     const Type &pt = fn.params[i].type.type;
     for (unsigned d = 0; d < pt.rank(); ++d) {
@@ -200,15 +201,20 @@ void Generator::genFunction(FunctionDecl &fn, llvm::StringRef symName) {
       auto it = env.find(dim.symbol);
       if (it == env.end()) {
         env[dim.symbol] = toI64(size, dl);
+        boundBy[dim.symbol] = i;
         continue;
       }
       mlir::Value first = toIndex(it->second, dl);
       mlir::Value same = mlir::arith::CmpIOp::create(
           builder, dl, mlir::arith::CmpIPredicate::eq, first, size);
+      auto from = boundBy.find(dim.symbol);
+      bool oneArgument = from != boundBy.end() && from->second == i;
       mlir::cf::AssertOp::create(
           builder, dl, same,
           "shape mismatch in call to '" + fn.qualifiedName() + "': dimension '" +
-              dim.symbol + "' differs between arguments");
+              dim.symbol + "' " +
+              (oneArgument ? "has two sizes in argument '" + fn.params[i].name + "'"
+                           : std::string("differs between arguments")));
     }
   }
   genBlock(fn.body, env);

@@ -227,6 +227,19 @@ static const TargetBackend *checkOptions(bool runMode) {
   if (message.empty() && !runMode && !stage && outputFile.empty())
     message = "nothing to do: give -o <executable>, --emit=<stage>, or use "
               "'tdslc run'";
+  if (message.empty() && runMode && stage)
+    message = "'tdslc run' compiles and runs the whole program: without "
+              "'run', --emit=" + std::string(getStageName(*stage)) +
+              " writes that stage";
+  if (message.empty() && !runMode && (profile || !profileJson.empty()))
+    message = "--profile and --profile-json go with 'tdslc run'; an "
+              "executable takes them when it runs ('./prog --profile')";
+  // Before compiling, not after: the linker's own error came first.
+  llvm::StringRef dir = llvm::sys::path::parent_path(outputFile.getValue());
+  if (message.empty() && !runMode && !outputFile.empty() && !dir.empty() &&
+      !llvm::sys::fs::is_directory(dir))
+    message = "cannot write '" + outputFile.getValue() + "': there is no "
+              "directory '" + dir.str() + "'";
   if (!message.empty()) {
     error() << message << "\n";
     return nullptr;
