@@ -94,6 +94,7 @@ void buildTDSLToLinalgPipeline(OpPassManager &pm, bool shareRandomBlocks) {
   // Inlining first lets the callers' static shapes reach every op; nested
   // generics become loops before any CSE could merge their linalg.index ops.
   addUpstream(pm, "inline{default-pipeline=},symbol-dce");
+  pm.addPass(createLocateChecks());
   pm.addPass(createGuardRecursion());
   pm.addPass(createLowerNestedLinalg());
   pm.addPass(createCheckStaticShapes());

@@ -55,6 +55,28 @@ def FoldLLVMArith : Pass<"tdsl-fold-llvm-arith"> {
   }];
 }
 
+def LocateChecks : Pass<"tdsl-locate-checks", "mlir::ModuleOp"> {
+  let summary = "Run-time errors inside inlined calls name the calls";
+  let description = [{
+    convert-tdsl-to-linalg gives each run-time check the place of its op
+    (`nn.tdsl:47:31` and the line, for a shape check of `nn.dense`), before
+    inlining. After it, the check's location holds the calls it was inlined
+    through; this pass remakes the place string of each `tdsl_fatal` call
+    whose location has such calls, so that the runtime prints a
+    `note: called from` with the line and a caret for each, innermost
+    first, as the compiler's own diagnostics do (the entry point's call of
+    main is left out).
+
+    ```mlir
+    // before: "nn.tdsl:47:31\n<line>\n<caret>"
+    func.call @tdsl_fatal(%where, %message) loc(callsite("nn.tdsl":47:31 at "prog.tdsl":5:9))
+    // after: "nn.tdsl:47:31\n...\nprog.tdsl:5:9: note: called from\n<line>\n<caret>"
+    func.call @tdsl_fatal(%where2, %message) loc(...)
+    ```
+  }];
+  let dependentDialects = ["mlir::LLVM::LLVMDialect"];
+}
+
 def RefineLoopShapes : Pass<"tdsl-refine-loop-shapes", "mlir::func::FuncOp"> {
   let summary = "Give tensors carried by scf.for the static shapes they keep";
   let description = [{

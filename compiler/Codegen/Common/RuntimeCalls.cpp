@@ -220,11 +220,41 @@ std::string RuntimeCalls::whereOf(Location loc) {
       .str();
 }
 
-Value RuntimeCalls::getErrorWhere(OpBuilder &b, Location loc) {
-  std::string where = whereOf(loc);
-  FileLineColLoc fl = firstFileLoc(loc);
-  if (!fl || fl.getLine() == 0 || fl.getColumn() == 0)
-    return getString(b, loc, where);
+/// The places of `loc`'s call stack after its own, innermost first: the
+/// call sites it was inlined through, without the entry point's call of
+/// main (MLIRGen names it "tdsl.entry_call").
+static void callersOf(Location loc, SmallVectorImpl<FileLineColLoc> &out,
+                      bool own = true) {
+  if (auto cs = dyn_cast<CallSiteLoc>(loc)) {
+    callersOf(cs.getCallee(), out, own);
+    callersOf(cs.getCaller(), out, false);
+    return;
+  }
+  if (auto n = dyn_cast<NameLoc>(loc)) {
+    if (n.getName() != "tdsl.entry_call")
+      callersOf(n.getChildLoc(), out, own);
+    return;
+  }
+  if (auto f = dyn_cast<FusedLoc>(loc)) {
+    if (!f.getLocations().empty())
+      callersOf(f.getLocations().front(), out, own);
+    return;
+  }
+  if (auto fl = dyn_cast<FileLineColLoc>(loc); fl && !own)
+    out.push_back(fl);
+}
+
+bool RuntimeCalls::hasCallers(Location loc) {
+  SmallVector<FileLineColLoc> callers;
+  callersOf(loc, callers);
+  return !callers.empty();
+}
+
+/// The line of `fl` and a caret under its column, each after a newline, or
+/// "" when the file cannot be read now.
+std::string RuntimeCalls::sourceLine(FileLineColLoc fl) {
+  if (fl.getLine() == 0 || fl.getColumn() == 0)
+    return "";
   StringRef file = fl.getFilename().getValue();
   auto it = sources.find(file);
   if (it == sources.end()) {
@@ -232,19 +262,32 @@ Value RuntimeCalls::getErrorWhere(OpBuilder &b, Location loc) {
     it = sources.try_emplace(file, buffer ? std::move(*buffer) : nullptr).first;
   }
   if (!it->second)
-    return getString(b, loc, where);
+    return "";
   // The line's text, then a caret under the column (tabs kept so it lines up).
   StringRef text = it->second->getBuffer();
   for (unsigned line = 1; line < fl.getLine() && !text.empty(); ++line)
     text = text.split('\n').second;
   StringRef lineText = text.split('\n').first.rtrim("\r");
   if (text.empty() || fl.getColumn() > lineText.size() + 1)
-    return getString(b, loc, where);
+    return "";
   std::string caret;
   for (char c : lineText.take_front(fl.getColumn() - 1))
     caret.push_back(c == '\t' ? '\t' : ' ');
   caret.push_back('^');
-  return getString(b, loc, where + "\n" + lineText.str() + "\n" + caret);
+  return "\n" + lineText.str() + "\n" + caret;
+}
+
+Value RuntimeCalls::getErrorWhere(OpBuilder &b, Location loc) {
+  std::string where = whereOf(loc);
+  if (FileLineColLoc fl = firstFileLoc(loc))
+    where += sourceLine(fl);
+  // Then the calls it was inlined through, as the compiler's diagnostics
+  // show them: an error inside nn.dense names the call that failed.
+  SmallVector<FileLineColLoc> callers;
+  callersOf(loc, callers);
+  for (FileLineColLoc caller : callers)
+    where += "\n" + whereOf(caller) + ": note: called from" + sourceLine(caller);
+  return getString(b, loc, where);
 }
 
 std::string RuntimeCalls::kernelNameOf(Location loc) {

@@ -59,9 +59,12 @@ public:
   /// "file:line:col" of `loc`, for the profile and launch messages.
   mlir::Value getWhere(mlir::OpBuilder &b, mlir::Location loc);
   /// For run-time errors (tdsl_fatal and what calls it): "file:line:col",
-  /// then the source line and a caret when the file can be read now, on
-  /// lines of their own that the runtime prints after the message.
+  /// then the source line and a caret when the file can be read now, and a
+  /// "note: called from" per call `loc` was inlined through, on lines of
+  /// their own that the runtime prints after the message.
   mlir::Value getErrorWhere(mlir::OpBuilder &b, mlir::Location loc);
+  /// Whether `loc` was inlined through calls (other than main's).
+  static bool hasCallers(mlir::Location loc);
 
   /// The DSL position in `loc` (through inlining call sites and fusions).
   static std::string whereOf(mlir::Location loc);
@@ -69,6 +72,8 @@ public:
   static std::string kernelNameOf(mlir::Location loc);
 
 private:
+  std::string sourceLine(mlir::FileLineColLoc fl);
+
   mlir::ModuleOp module;
   llvm::StringMap<std::string> strings;
   bool indexed = false; // strings holds the module's existing ones too
