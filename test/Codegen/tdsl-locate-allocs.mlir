@@ -73,12 +73,13 @@ func.func @threshold() {
 
 // -----
 
-// An inlined allocation reports the callee's line, not the call's. Without
+// An inlined allocation reports the callee's line, then the call's as a
+// note. Without
 // an explicit location an op has this file's position; the file can be
 // read, so the string also holds the source line and a caret under the
 // column, which the runtime prints after the message. A buffer with no
 // position and a memref.alloca get no call.
-// CHECK-DAG:   llvm.mlir.global private constant @[[CALLEE:.*]]("lib.tdsl:2:5\00")
+// CHECK-DAG:   llvm.mlir.global private constant @[[CALLEE:.*]]("lib.tdsl:2:5\0Aprog.tdsl:9:3: note: called from\00")
 // CHECK-DAG:   llvm.mlir.global private constant @[[HERE:.*]]("tdsl-locate-allocs.mlir:[[#@LINE+15]]:8\0A  %b = memref.alloc(%n) : memref<?xf32>\0A       ^\00")
 // CHECK-LABEL: func.func @where(
 // CHECK:         func.call @tdsl_fatal

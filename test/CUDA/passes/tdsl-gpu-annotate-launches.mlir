@@ -8,14 +8,14 @@
 // position (and, when the source file can be read, its line and a caret),
 // so that a failed launch names its DSL line.
 
-// CHECK-DAG:   llvm.mlir.global private constant @[[W0:.*]]("prog.tdsl:9:3\00")
+// CHECK-DAG:   llvm.mlir.global private constant @[[W0:.*]]("prog.tdsl:9:3\0Aprog.tdsl:16:7: note: called from\00")
 // CHECK-DAG:   llvm.mlir.global private constant @[[W1:.*]]("prog.tdsl:20:3\00")
 // CHECK-DAG:   llvm.mlir.global private constant @[[W2:.*]]("prog.tdsl:21:3\00")
 // CHECK-DAG:   llvm.mlir.global private constant @[[W3:.*]]("tdsl-gpu-annotate-launches.mlir:[[#@LINE+35]]:5\0A    gpu.launch_func @main_kernel_2::@main_kernel blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1) args(%m : memref<8xf32>)\0A    ^\00")
 // CHECK-DAG:   func.func private @tdsl_cuda_set_location(!llvm.ptr)
 // CHECK-LABEL: func.func @main(
 // An inlined launch: the name comes from the callee's NameLoc, the
-// position from the callee's line.
+// position from the callee's line, then the call's as a note.
 // CHECK:         %[[P0:.*]] = llvm.mlir.addressof @[[W0]] : !llvm.ptr
 // CHECK-NEXT:    call @tdsl_cuda_set_location(%[[P0]]) : (!llvm.ptr) -> ()
 // CHECK-NEXT:    gpu.launch_func  @saxpy_index_gen::@saxpy_index_gen blocks
