@@ -31,6 +31,7 @@ enum class BuiltinKind : uint8_t {
   Save,
   World,      // world_size(), world_rank()
   Collective, // allreduce, broadcast: of a tensor, a scalar or a model
+  Assert,     // a run-time check of a scalar condition
   Grad, // its first argument names a function
 };
 

@@ -961,7 +961,11 @@ Type Checker::checkTensorLit(TensorLitExpr &e) {
     }
   }
   if (outermost) {
-    elem = defaultKind(elem);
+    // i32([...]) and u64([...]) as i32(3) and u64(3): each literal must fit
+    // the target (a wrapped i64 would not say so; 2^63 and up is a u64).
+    elem = elem == ElemKind::IntLit && tensorLitTarget != ElemKind::Error
+               ? tensorLitTarget
+               : defaultKind(elem);
     for (auto &el : e.elements)
       settle(*el, elem);
   }

@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 #include "compiler/Frontend/SemaChecker.h"
 
+#include "llvm/Support/SaveAndRestore.h"
 
 using namespace tdsl;
 using namespace tdsl::sema;
@@ -73,7 +74,15 @@ Type Checker::checkBuiltin(CallExpr &e) {
   // grad's first argument names a function: it is not a value to check.
   bool namesFunction = lookupBuiltin(e.callee, 2, lo, hi) == Builtin::Grad &&
                        !e.args.empty() &&
-                       llvm::isa<VarRefExpr>(e.args[0].value.get());
+                       (llvm::isa<VarRefExpr>(e.args[0].value.get()) ||
+                        moduleOfField(*e.args[0].value));
+  // An integer conversion of a tensor literal types its literals directly.
+  ElemKind litTarget = ElemKind::Error;
+  if (e.args.size() == 1 && llvm::isa<TensorLitExpr>(e.args[0].value.get()))
+    if (Builtin b = lookupBuiltin(e.callee, 1, lo, hi);
+        b != Builtin::None && isIntKind(conversionTarget(b)))
+      litTarget = conversionTarget(b);
+  llvm::SaveAndRestore<ElemKind> target(tensorLitTarget, litTarget);
   // Every argument is checked, so that each one's errors are reported.
   bool argError = false;
   for (CallArg &a : e.args) {
@@ -131,6 +140,8 @@ Type Checker::checkBuiltin(CallExpr &e) {
     return checkLoad(e);
   case BuiltinKind::Save:
     return checkSave(e);
+  case BuiltinKind::Assert:
+    return checkAssert(e);
   case BuiltinKind::World:
     return checkWorld(e);
   case BuiltinKind::Collective:
@@ -447,6 +458,33 @@ Type Checker::checkSave(CallExpr &e) {
   return Type::voidTy();
 }
 
+/// assert(cond) and assert(cond, "message"): cond is an i1 scalar (a tensor
+/// has no single truth value: reduce it first).
+Type Checker::checkAssert(CallExpr &e) {
+  if (!builtinValueArg(e, 0, "a condition"))
+    return Type::error();
+  Expr &c = *e.args[0].value;
+  if (c.type.isError())
+    return Type::error();
+  if (c.type.isTensor) {
+    diags.error(c.loc, "the condition of 'assert' is a scalar, not " +
+                           c.type.str() + "; reduce the tensor first, e.g. "
+                           "assert(min(x) >= 0.0)");
+    return Type::error();
+  }
+  if (c.type.elem != ElemKind::I1) {
+    diags.error(c.loc, "the condition of 'assert' must be i1, not " +
+                           c.type.str());
+    return Type::error();
+  }
+  if (e.args.size() == 2 && !llvm::isa<StringLitExpr>(e.args[1].value.get())) {
+    diags.error(e.args[1].value->loc, "the message of 'assert' must be a "
+                                      "string literal");
+    return Type::error();
+  }
+  return Type::voidTy();
+}
+
 /// world_size() and world_rank() are i64; like the collectives they run on
 /// the main thread, so not in a 'parallel for' body.
 Type Checker::checkWorld(CallExpr &e) {
@@ -521,7 +559,28 @@ Type Checker::checkCollective(CallExpr &e) {
 
 /// grad(f, x, args...): f(x, args...) must be an f32 or f64 scalar and x a
 /// floating-point value; the gradient has x's type.
+/// The module `m` of `m.f` when m names an imported module (or the current
+/// one) and no variable: `grad(nn.mse, ...)` names a module's function.
+const VarRefExpr *Checker::moduleOfField(const Expr &e) {
+  auto *field = llvm::dyn_cast<FieldExpr>(&e);
+  auto *ref = field ? llvm::dyn_cast<VarRefExpr>(field->base.get()) : nullptr;
+  if (!ref || lookup(ref->name) ||
+      (!importedModules.count(ref->name) && ref->name != currentModule))
+    return nullptr;
+  return ref;
+}
+
 Type Checker::checkGrad(CallExpr &e) {
+  if (const VarRefExpr *module = moduleOfField(*e.args[0].value)) {
+    auto &field = llvm::cast<FieldExpr>(*e.args[0].value);
+    FunctionDecl *fn = functions.lookup(module->name + "." + field.field);
+    if (!fn) {
+      diags.error(field.loc, "module '" + module->name +
+                                 "' has no function '" + field.field + "'");
+      return Type::error();
+    }
+    return checkGradOf(e, *fn);
+  }
   auto *ref = llvm::dyn_cast<VarRefExpr>(e.args[0].value.get());
   if (!ref) {
     diags.error(e.args[0].value->loc,
@@ -541,6 +600,12 @@ Type Checker::checkGrad(CallExpr &e) {
     }
     return Type::error();
   }
+  return checkGradOf(e, *fn);
+}
+
+/// grad(f, x, args...) once f is known.
+Type Checker::checkGradOf(CallExpr &e, FunctionDecl &f) {
+  FunctionDecl *fn = &f;
   auto args = llvm::MutableArrayRef<CallArg>(e.args).drop_front();
   // The gradient has x's type: x is passed as it is.
   Type result = matchCall(e.loc, args, *fn, true, e.typeArgs,

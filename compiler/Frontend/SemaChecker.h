@@ -139,10 +139,13 @@ private:
   Type checkPrint(CallExpr &e);
   Type checkLoad(CallExpr &e);
   Type checkSave(CallExpr &e);
+  Type checkAssert(CallExpr &e);
   Type checkWorld(CallExpr &e);
   void checkCollectiveCalls();
   Type checkCollective(CallExpr &e);
   Type checkGrad(CallExpr &e);
+  Type checkGradOf(CallExpr &e, FunctionDecl &fn);
+  const VarRefExpr *moduleOfField(const Expr &e);
   Type checkIndex(IndexExpr &e);
   Type checkTensorLit(TensorLitExpr &e);
   Type checkReduce(ReduceExpr &e);
@@ -191,6 +194,9 @@ private:
   std::vector<std::pair<const FunctionDecl *, SMLoc>> parallelCalls;
   /// How many tensor literals enclose the one being checked.
   unsigned tensorLitDepth = 0;
+  /// The integer type of a conversion whose argument is the tensor literal
+  /// being checked (i32([...])): its integer literals take it directly.
+  ElemKind tensorLitTarget = ElemKind::Error;
   /// Index variables of the enclosing index-notation definitions/reductions.
   llvm::StringMap<IndexInfo> indexInfo;
 };

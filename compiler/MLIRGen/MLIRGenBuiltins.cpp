@@ -79,6 +79,15 @@ mlir::Value Generator::genBuiltin(CallExpr &e, Env &env) {
                              e.builtin == Builtin::LoadCsv ? "csv" : "npy");
   case BuiltinKind::Grad:
     return genGrad(e, env);
+  case BuiltinKind::Assert: {
+    mlir::Value cond = gen(*e.args[0].value, env);
+    if (!cond)
+      return nullptr;
+    mlir::cf::AssertOp::create(builder, l, cond,
+                               e.args.size() == 2 ? stringArg(e, 1)
+                                                  : "assertion failed");
+    return {};
+  }
   case BuiltinKind::World:
     if (e.builtin == Builtin::WorldSize)
       return t::WorldSizeOp::create(builder, l, builder.getI64Type());
