@@ -271,6 +271,7 @@ bool Generator::genModelInit(CallExpr &e, const ModelDecl &m, Env &env,
         builder, l, rt,
         normal ? t::Distribution::normal : t::Distribution::uniform, stream,
         mlir::ValueRange{});
+    r.getDefiningOp()->setAttr(kModelInitAttr, builder.getUnitAttr());
     // A uniform field is spread over [-scale, scale): 2 * scale * u - scale.
     mlir::Value v =
         t::MulOp::create(builder, l, rt, r, scalar(normal ? scale : 2 * scale));

@@ -89,8 +89,9 @@ void buildTDSLTransformPipeline(OpPassManager &pm) {
   pm.addPass(createSimplify());
 }
 
-void buildTDSLToLinalgPipeline(OpPassManager &pm, bool shareRandomBlocks) {
-  pm.addPass(createConvertTDSLToLinalg({shareRandomBlocks}));
+void buildTDSLToLinalgPipeline(OpPassManager &pm, bool shareRandomBlocks,
+                               bool runtimeModelInit) {
+  pm.addPass(createConvertTDSLToLinalg({shareRandomBlocks, runtimeModelInit}));
   // Inlining first lets the callers' static shapes reach every op; nested
   // generics become loops before any CSE could merge their linalg.index ops.
   addUpstream(pm, "inline{default-pipeline=},symbol-dce");
@@ -210,7 +211,8 @@ void buildCPUToLLVMPipeline(OpPassManager &pm,
 void buildCPUPipeline(OpPassManager &pm, const CPUPipelineOptions &options,
                       CPUStage stopAfter) {
   buildTDSLTransformPipeline(pm);
-  buildTDSLToLinalgPipeline(pm, /*shareRandomBlocks=*/options.optLevel > 0);
+  buildTDSLToLinalgPipeline(pm, /*shareRandomBlocks=*/options.optLevel > 0,
+                            /*runtimeModelInit=*/true);
   if (stopAfter == CPUStage::Linalg)
     return;
   buildCPUTilingPipeline(pm, options);

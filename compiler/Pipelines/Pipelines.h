@@ -35,8 +35,11 @@ void buildTDSLTransformPipeline(mlir::OpPassManager &pm);
 
 /// tdsl -> linalg/tensor/scf, then fusion of element-wise producers and
 /// consumers; `shareRandomBlocks` (the CPU above -O0) lets draws in loops
-/// share Philox blocks. Registered as `tdsl-to-linalg` (without).
-void buildTDSLToLinalgPipeline(mlir::OpPassManager &pm, bool shareRandomBlocks = false);
+/// share Philox blocks, `runtimeModelInit` (the CPU) fills model
+/// initializers through the runtime. Registered as `tdsl-to-linalg`
+/// (without either).
+void buildTDSLToLinalgPipeline(mlir::OpPassManager &pm, bool shareRandomBlocks = false,
+                               bool runtimeModelInit = false);
 
 /// Tiling of parallel loops into scf.forall (skipped at -O0). Registered as
 /// `tdsl-cpu-tile`.

@@ -139,6 +139,30 @@ struct FillArgs {
   uint64_t seed;
 };
 
+struct BufferFillArgs {
+  void *data;
+  int32_t dtype;
+  bool normal;
+  uint64_t seed;
+};
+
+template <typename T, T (*Gen)(uint64_t, uint64_t)>
+void fillRange(const BufferFillArgs &a, int64_t begin, int64_t end) {
+  T *out = static_cast<T *>(a.data);
+  for (int64_t k = begin; k < end; ++k)
+    out[k] = Gen(a.seed, uint64_t(k));
+}
+
+void bufferFillBody(int64_t begin, int64_t end, void *ctx) {
+  const BufferFillArgs &a = *static_cast<const BufferFillArgs *>(ctx);
+  if (a.dtype == TDSL_F32)
+    a.normal ? fillRange<float, normalF32>(a, begin, end)
+             : fillRange<float, uniformF32>(a, begin, end);
+  else
+    a.normal ? fillRange<double, normalF64>(a, begin, end)
+             : fillRange<double, uniformF64>(a, begin, end);
+}
+
 template <typename T, T (*Gen)(uint64_t, uint64_t)>
 void fillChunk(const FillArgs &a, int64_t begin, int64_t end) {
   RowMajorWalker w(a.view, begin);
@@ -197,4 +221,11 @@ void tdsl_rng_fill(int32_t dtype, int32_t normal, uint64_t seed, int64_t rank,
                 normal != 0, seed};
   // ~16K elements per chunk keeps the per-chunk walker setup negligible.
   tdsl_parallel_for(0, args.view.numElements(), 1 << 14, fillBody, &args);
+}
+
+void tdsl_rng_fill_buffer(int32_t dtype, int32_t normal, uint64_t seed,
+                          int64_t n, void *data) {
+  exitOnError(checkFillable(dtype, 1), nullptr);
+  BufferFillArgs args{data, dtype, normal != 0, seed};
+  tdsl_parallel_for(0, n, 1 << 14, bufferFillBody, &args);
 }

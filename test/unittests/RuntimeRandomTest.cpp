@@ -223,6 +223,18 @@ TEST(RuntimeRandom, FillUsesRowMajorIndexAsCounter) {
     EXPECT_EQ(d[size_t(k)], tdsl_rng_normal_f64(5, uint64_t(k))) << k;
 }
 
+TEST(RuntimeRandom, BufferFillGivesElementKCounterK) {
+  // What model initializers call: contiguous, every kind, across chunks.
+  std::vector<float> f(40000);
+  tdsl_rng_fill_buffer(TDSL_F32, 1, 7, int64_t(f.size()), f.data());
+  std::vector<double> d(40000);
+  tdsl_rng_fill_buffer(TDSL_F64, 0, 8, int64_t(d.size()), d.data());
+  for (int64_t k : {0, 1, 15, 16, 16383, 16384, 39999}) {
+    EXPECT_EQ(f[size_t(k)], tdsl_rng_normal_f32(7, uint64_t(k))) << k;
+    EXPECT_EQ(d[size_t(k)], tdsl_rng_uniform_f64(8, uint64_t(k))) << k;
+  }
+}
+
 TEST(RuntimeRandom, FillIsIndependentOfThreadCount) {
   tdsl_set_num_threads(1);
   std::vector<float> one = fill<float>(TDSL_F32, 1, 3, 200000);

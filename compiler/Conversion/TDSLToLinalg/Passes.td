@@ -32,6 +32,12 @@ def ConvertTDSLToLinalg : Pass<"convert-tdsl-to-linalg", "mlir::ModuleOp"> {
     Option<"shareRandomBlocks", "share-random-blocks", "bool", /*default=*/"false",
            "Between the two steps, draws of loops share their Philox blocks "
            "(tdsl-share-random-blocks; the CPU pipeline above -O0)">,
+    Option<"runtimeModelInit", "runtime-model-init", "bool", /*default=*/"false",
+           "Random tensors marked tdsl.model_init (a model's initializers, "
+           "which run once) are filled by the runtime's tdsl_rng_fill_buffer, "
+           "bit for bit the values of the generated code, instead of "
+           "compiling Philox and Box-Muller into the program (the CPU "
+           "pipeline)">,
   ];
   let dependentDialects = [
     "mlir::linalg::LinalgDialect", "mlir::tensor::TensorDialect",

@@ -26,10 +26,11 @@ public:
 /// Adds the patterns that lower every leaf tdsl op (element-wise, constants,
 /// fills, arange, RNG, print/load/save, retype) and convert function
 /// signatures. `rt` declares the runtime functions they call and must
-/// outlive the conversion.
+/// outlive the conversion. With `runtimeModelInit`, model initializers'
+/// random tensors are filled by a runtime call.
 void populateTDSLToLinalgConversionPatterns(
     const mlir::TypeConverter &converter, RuntimeCalls &rt,
-    mlir::RewritePatternSet &patterns);
+    mlir::RewritePatternSet &patterns, bool runtimeModelInit = false);
 
 /// Adds the patterns that lower world_size, world_rank, allreduce and
 /// broadcast to runtime calls (CollectivesToRuntime.cpp).

@@ -16,6 +16,9 @@ namespace tdsl {
 /// Marks an scf.if that computes `c ? a : b` lazily (only the chosen
 /// side): where neither side can fail, it may become a select.
 inline constexpr llvm::StringLiteral kLazySelectAttr = "tdsl.lazy_select";
+/// Marks a tdsl.random_tensor that initializes a model's field: it runs
+/// once, and the CPU fills it through the runtime instead of compiling it.
+inline constexpr llvm::StringLiteral kModelInitAttr = "tdsl.model_init";
 } // namespace tdsl
 
 #endif // TDSL_DIALECT_TDSL_IR_TDSLDIALECT_H

@@ -195,6 +195,13 @@ TDSL_RUNTIME_EXPORT void tdsl_rng_fill(int32_t dtype, int32_t normal,
                                        uint64_t seed, int64_t rank,
                                        void *memref);
 
+/** The same for `n` contiguous elements at `data`: element k gets counter k.
+ *  Generated code calls it for model initializers, which run once, so that
+ *  their Philox and Box-Muller code is not compiled into every program. */
+TDSL_RUNTIME_EXPORT void tdsl_rng_fill_buffer(int32_t dtype, int32_t normal,
+                                              uint64_t seed, int64_t n,
+                                              void *data);
+
 /*===------------------------------ Printing --------------------------------===*/
 /*
  * Output goes to stdout: `prefix` (when non-null), the value, then "\n" and
