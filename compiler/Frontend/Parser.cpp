@@ -45,7 +45,7 @@ void Parser::errorExpected(const llvm::Twine &what) {
     return;
   // When the unexpected token starts a new line, what is missing belongs at
   // the end of the previous line: point there, not at the next statement.
-  bool atLineEnd = tok().newlineBefore && pos > 0;
+  bool atLineEnd = tok().newlineBefore && pos > 0 && pos != statementStart;
   llvm::SMLoc loc = atLineEnd ? tokens[pos - 1].getEndLoc() : tok().getLoc();
   std::string found = atLineEnd && !tok().is(TokenKind::eof) ? "end of line"
                                                               : describe(tok());
@@ -453,8 +453,16 @@ bool Parser::isSubscriptAssignment() const {
 //             | expr
 std::unique_ptr<Stmt> Parser::parseStatement() {
   llvm::SMLoc loc = tok().getLoc();
+  statementStart = pos;
   std::unique_ptr<Stmt> stmt;
   switch (tok().kind) {
+  case TokenKind::kw_import:
+    errorAtToken("'import' belongs at the top of the file, outside functions");
+    return nullptr;
+  case TokenKind::kw_fn:
+    errorAtToken("a function cannot be declared inside another: declare it "
+                 "at the top level of the file");
+    return nullptr;
   case TokenKind::kw_for:
     return parseFor();
   case TokenKind::kw_if:

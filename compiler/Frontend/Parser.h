@@ -92,6 +92,9 @@ private:
   /// the stack.
   unsigned treeDepth = 0;
   bool reportedTooDeep = false;
+  /// The first token of the statement being parsed: an error there is the
+  /// statement's own, not something missing at the end of the line before.
+  size_t statementStart = ~size_t(0);
   static constexpr unsigned kMaxDepth = 500;
   /// Enters one more level; reports the first time the limit is passed.
   bool tooDeep();
