@@ -115,6 +115,8 @@ void Session::addCurrentFunctions(DiagEngine &diags, const ModuleAST &decls,
 }
 
 unsigned Session::addBuffer(llvm::StringRef text, llvm::StringRef name) {
+  // Run-time errors quote the input's line as tdslc quotes a file's.
+  registerSourceText(name, text);
   return srcMgr.AddNewSourceBuffer(
       llvm::MemoryBuffer::getMemBufferCopy(text, name), llvm::SMLoc());
 }

@@ -9,6 +9,7 @@
 
 #include "tdsl/Runtime.h"
 
+#include <mutex>
 #include <type_traits>
 
 using namespace mlir;
@@ -250,6 +251,38 @@ bool RuntimeCalls::hasCallers(Location loc) {
   return !callers.empty();
 }
 
+namespace {
+/// Sources that are not files, by buffer name (registerSourceText).
+struct RegisteredSources {
+  std::mutex mutex;
+  llvm::StringMap<std::string> texts;
+};
+RegisteredSources &registeredSources() {
+  static RegisteredSources sources;
+  return sources;
+}
+} // namespace
+
+void tdsl::registerSourceText(StringRef name, StringRef text) {
+  RegisteredSources &r = registeredSources();
+  std::lock_guard<std::mutex> lock(r.mutex);
+  r.texts[name] = text.str();
+}
+
+/// The text of `file`: registered, or read from the file system; null when
+/// neither has it.
+static std::unique_ptr<llvm::MemoryBuffer> sourceOf(StringRef file) {
+  {
+    RegisteredSources &r = registeredSources();
+    std::lock_guard<std::mutex> lock(r.mutex);
+    auto it = r.texts.find(file);
+    if (it != r.texts.end())
+      return llvm::MemoryBuffer::getMemBufferCopy(it->second, file);
+  }
+  auto buffer = llvm::MemoryBuffer::getFile(file);
+  return buffer ? std::move(*buffer) : nullptr;
+}
+
 /// The line of `fl` and a caret under its column, each after a newline, or
 /// "" when the file cannot be read now.
 std::string RuntimeCalls::sourceLine(FileLineColLoc fl) {
@@ -257,10 +290,8 @@ std::string RuntimeCalls::sourceLine(FileLineColLoc fl) {
     return "";
   StringRef file = fl.getFilename().getValue();
   auto it = sources.find(file);
-  if (it == sources.end()) {
-    auto buffer = llvm::MemoryBuffer::getFile(file);
-    it = sources.try_emplace(file, buffer ? std::move(*buffer) : nullptr).first;
-  }
+  if (it == sources.end())
+    it = sources.try_emplace(file, sourceOf(file)).first;
   if (!it->second)
     return "";
   // The line's text, then a caret under the column (tabs kept so it lines up).

@@ -40,6 +40,11 @@ mlir::FunctionType getRuntimeFnType(mlir::MLIRContext *ctx, RuntimeFn fn);
 /// tdsl_print_<suffix> of a scalar of type `d`.
 RuntimeFn getPrintFn(DType d);
 
+/// Makes `text` the source of the buffer `name`, which is not a file, for
+/// the lines and carets of run-time errors (tdsl-repl's inputs). Thread-safe;
+/// a later call for the same name replaces the text.
+void registerSourceText(llvm::StringRef name, llvm::StringRef text);
+
 /// Declares runtime functions on first use and interns C strings as private
 /// LLVM globals, each once per module.
 class RuntimeCalls {
