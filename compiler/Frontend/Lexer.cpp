@@ -31,6 +31,9 @@ llvm::StringRef tdsl::getTokenKindId(TokenKind kind) {
 Lexer::Lexer(DiagEngine &diags, unsigned bufferId) : diags(diags) {
   buffer = diags.getSourceMgr().getMemoryBuffer(bufferId)->getBuffer();
   cur = buffer.begin();
+  // A UTF-8 byte order mark (editors on Windows write one) is not source.
+  if (buffer.starts_with("\xEF\xBB\xBF"))
+    cur += 3;
 }
 
 std::vector<Token> Lexer::lexAll() {

@@ -115,6 +115,9 @@ Status parseHeader(const std::string &text, NpyHeader &h) {
     return text.find_first_not_of(" \t", pos + 1);
   };
   size_t p = valueOf("'descr'");
+  if (p != std::string::npos && text[p] == '[')
+    return Status::error("its 'descr' is a structured dtype (a record per "
+                         "element); TDSL reads arrays of one numeric type");
   if (p == std::string::npos || (text[p] != '\'' && text[p] != '"'))
     return Status::error("header has no 'descr' string");
   size_t close = text.find(text[p], p + 1);
@@ -137,9 +140,14 @@ Status parseHeader(const std::string &text, NpyHeader &h) {
     if (text[p] == ')')
       break;
     char *end = nullptr;
+    errno = 0;
     long long dim = std::strtoll(text.c_str() + p, &end, 10);
     if (end == text.c_str() + p || dim < 0)
       return Status::error("header has a malformed 'shape'");
+    if (errno == ERANGE)
+      return Status::error("its shape has a dimension of " +
+                           text.substr(p, end - (text.c_str() + p)) +
+                           ", too large for any array");
     h.shape.push_back(dim);
     p = end - text.c_str();
   }

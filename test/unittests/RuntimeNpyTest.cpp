@@ -375,6 +375,31 @@ TEST_F(RuntimeNpyDeathTest, ErrorsNameTheFileAndTheMismatch) {
   EXPECT_EXIT(tdsl_npy_load(text.c_str(), TDSL_F64, 2, sizes, &data, nullptr),
               testing::ExitedWithCode(1), "text.npy': not a .npy file");
 
+  // Headers numpy writes for what TDSL cannot read, each named as it is.
+  auto withHeader = [&](const std::string &name, const std::string &dict) {
+    std::string file = path(name);
+    std::string header = dict + "\n";
+    std::string raw = std::string("\x93NUMPY\x01\x00", 8);
+    raw += char(header.size() & 0xff);
+    raw += char(header.size() >> 8);
+    std::ofstream(file, std::ios::binary) << raw << header;
+    return file;
+  };
+  std::string record = withHeader(
+      "record.npy", "{'descr': [('a', '<f4'), ('b', '<i4')], "
+                    "'fortran_order': False, 'shape': (2,), }");
+  EXPECT_EXIT(tdsl_npy_load(record.c_str(), TDSL_F32, 1, sizes, &data, nullptr),
+              testing::ExitedWithCode(1),
+              "record.npy': malformed .npy file: its 'descr' is a structured "
+              "dtype");
+  std::string huge = withHeader(
+      "huge.npy", "{'descr': '<f4', 'fortran_order': False, "
+                  "'shape': (99999999999999999999999, 1), }");
+  EXPECT_EXIT(tdsl_npy_load(huge.c_str(), TDSL_F32, 2, sizes, &data, nullptr),
+              testing::ExitedWithCode(1),
+              "huge.npy': malformed .npy file: its shape has a dimension of "
+              "99999999999999999999999, too large for any array");
+
   std::string nodir = path("no/such/dir.npy");
   EXPECT_EXIT(tdsl_npy_save(nodir.c_str(), TDSL_F64, 2, m.get(), "w:3:4"),
               testing::ExitedWithCode(1),
