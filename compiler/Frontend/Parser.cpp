@@ -376,6 +376,20 @@ bool Parser::parseTypeAfterElem(TypeSpec &spec, ElemKind elem) {
   } while (consumeIf(TokenKind::comma));
   if (!expect(TokenKind::r_square, "to close the tensor shape"))
     return false;
+  // A tensor of this type could never be allocated; said here, since a
+  // program may never allocate it (ones(f32[2^62])[1] folds to 1).
+  uint64_t bytes = elem == ElemKind::I1                                ? 1
+                   : elem == ElemKind::F16 || elem == ElemKind::BF16   ? 2
+                   : elem == ElemKind::F32 || elem == ElemKind::I32    ? 4
+                                                                       : 8;
+  for (const Dim &d : dims)
+    if (d.isStatic() && __builtin_mul_overflow(bytes, uint64_t(d.size), &bytes))
+      bytes = UINT64_MAX;
+  if (bytes > uint64_t(INT64_MAX)) {
+    diags.error(spec.loc, "the sizes of this type multiply to more than 2^63 "
+                          "bytes: no tensor of it can be allocated");
+    return false;
+  }
   spec.type = Type::tensor(elem, dims);
   return true;
 }
@@ -948,6 +962,7 @@ ExprPtr Parser::parsePrimary() {
     if (tok().is(TokenKind::l_paren))
       return parseCallArgs(std::make_unique<CallExpr>(loc, "", t.spelling.str()));
     TypeSpec spec;
+    spec.loc = loc;
     if (!parseTypeAfterElem(spec, elemKindOf(t.kind)))
       return nullptr;
     return std::make_unique<TypeArgExpr>(loc, spec.type);
