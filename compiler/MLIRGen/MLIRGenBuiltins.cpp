@@ -180,8 +180,10 @@ void Generator::genPrint(CallExpr &e, Env &env) {
     if (arg.type.isModel()) {
       // A line per field, labelled `label.field` (or `field`).
       llvm::SmallVector<mlir::Value> &fields = values[i];
-      // A value before it on the line ends the line first.
-      if (i > 0 && !llvm::isa<StringLitExpr>(e.args[i - 1].value.get()))
+      // A value before it on the line ends the line first (a model before
+      // it ended its own last line).
+      const Expr &prev = *e.args[std::max(i, 1u) - 1].value;
+      if (i > 0 && !llvm::isa<StringLitExpr>(&prev) && !prev.type.isModel())
         t::PrintOp::create(builder, l, mlir::Value(),
                            builder.getStringAttr(""), false);
       llvm::StringRef label = llvm::StringRef(pending).trim();

@@ -96,6 +96,8 @@ RunResult runTarget(const char *argv0, const CompareOptions &o,
     args.push_back("--gpu-arch=" + o.gpuArch);
   if (tgt == "cuda" && o.gpuBitcode)
     args.push_back("--gpu-bitcode");
+  for (const std::string &a : tgt == "cuda" ? o.gpuArgs : o.cpuArgs)
+    args.push_back(a);
   for (const std::string &dir : o.includeDirs)
     args.push_back("-I" + dir);
   std::vector<std::string> env;
@@ -366,7 +368,12 @@ int tdsl::runComparison(const char *argv0, const CompareOptions &o) {
   }
   std::string rootDir(root);
   RunResult cpu = runTarget(argv0, o, "cpu", rootDir + "/cpu");
-  if (cpu.rc != 0) {
+  // A run that exits with a status and says nothing on stderr returned it
+  // from main (fn main() -> i32): both runs must return the same.
+  bool mainStatus = cpu.rc > 0 && cpu.err.empty();
+  if (cpu.rc != 0 && !mainStatus) {
+    llvm::outs() << cpu.out;
+    llvm::outs().flush();
     llvm::errs() << cpu.err;
     llvm::WithColor::error(llvm::errs(), "tdslc")
         << "the CPU run failed (exit status " << cpu.rc << ")\n";
@@ -377,12 +384,15 @@ int tdsl::runComparison(const char *argv0, const CompareOptions &o) {
   llvm::outs() << cpu.out;
   llvm::outs() << "\n== compare " << o.inputFile << " (cpu vs cuda " << o.gpuArch
                << ")\n";
-  bool ok = gpu.rc == 0;
+  bool ok = gpu.rc == cpu.rc;
   if (!ok) {
     llvm::outs() << "cuda: the run failed (exit status " << gpu.rc
                  << "); only the CPU side is shown:\n"
                  << gpu.err;
   } else {
+    if (mainStatus)
+      llvm::outs() << "both runs exited with status " << cpu.rc
+                   << " (main's result)\n";
     Agreement agree;
     unsigned files = 0;
     unsigned printed = 0;

@@ -15,6 +15,8 @@ struct CompareOptions {
   std::string gpuArch = "sm_90";
   bool gpuBitcode = false;
   std::vector<std::string> includeDirs;
+  /// Options of one back end's run only (--gpu-tile=8, --vector-width=8).
+  std::vector<std::string> cpuArgs, gpuArgs;
 };
 
 /// Runs the program with `tdslc run` on the CPU and with CUDA, each in a

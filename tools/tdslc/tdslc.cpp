@@ -416,8 +416,22 @@ static int compareTargets(bool runMode, const char *argv0) {
     error() << "--compare goes with run: tdslc run --compare prog.tdsl\n";
     return 1;
   }
-  if (target != "cpu,cuda" && target != "cuda,cpu" && target != "cpu") {
+  // Without --target it means cpu,cuda; any other target is a mistake.
+  if (target != "cpu,cuda" && target != "cuda,cpu" &&
+      (target != "cpu" || target.getNumOccurrences())) {
     error() << "--compare runs --target=cpu,cuda\n";
+    return 1;
+  }
+  // Each run's options are checked up front, as a single run's are; the
+  // sizes of each back end go to its run.
+  for (llvm::StringRef name : {"cpu", "cuda"})
+    if (std::string message = lookupTarget(name)->checkOptions(getTargetOptions());
+        !message.empty()) {
+      error() << message << "\n";
+      return 1;
+    }
+  if (optLevel > 3) {
+    error() << "-O" << optLevel << " is not a level; use -O0 to -O3\n";
     return 1;
   }
   CompareOptions options;
@@ -426,6 +440,19 @@ static int compareTargets(bool runMode, const char *argv0) {
   options.threads = threads;
   options.gpuArch = gpuArch;
   options.gpuBitcode = gpuBitcode;
+  if (gpuBlockSize.getNumOccurrences())
+    options.gpuArgs.push_back("--gpu-block-size=" + std::to_string(gpuBlockSize));
+  if (gpuTile.getNumOccurrences())
+    options.gpuArgs.push_back("--gpu-tile=" + std::to_string(gpuTile));
+  auto cpuSize = [&](const char *flag, int64_t value) {
+    if (value)
+      options.cpuArgs.push_back(std::string(flag) + "=" + std::to_string(value));
+  };
+  cpuSize("--vector-width", vectorWidth);
+  cpuSize("--contraction-rows", contractionRows);
+  cpuSize("--contraction-tile", contractionTile);
+  cpuSize("--contraction-k-block", contractionKBlock);
+  cpuSize("--elementwise-tile", elementwiseTile);
   options.includeDirs.assign(includeDirs.begin(), includeDirs.end());
   return runComparison(argv0, options);
 }
