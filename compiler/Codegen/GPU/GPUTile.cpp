@@ -38,6 +38,26 @@ struct GPUTilePass : tdsl::impl::GPUTileBase<GPUTilePass> {
     return succeeded(tiled) ? tiled->first : nullptr;
   }
 
+  /// When one block would hold the whole op (255 elements, blocks of 256),
+  /// two blocks instead: canonicalization folds a loop of blocks that runs
+  /// once, and gpu-map-parallel-loops then maps the loop of threads to
+  /// blocks (255 blocks of one thread each).
+  static void splitSingleBlock(linalg::LinalgOp op,
+                               MutableArrayRef<int64_t> blockSizes) {
+    SmallVector<int64_t> extents = op.getStaticLoopRanges();
+    int64_t inner = -1;
+    for (auto [loop, size] : llvm::enumerate(blockSizes)) {
+      if (size == 0)
+        continue;
+      if (ShapedType::isDynamic(extents[loop]) || extents[loop] > size)
+        return; // more than one block already (or not known)
+      inner = loop;
+    }
+    // blockSizes lists the innermost tiled loop last.
+    if (inner >= 0 && extents[inner] > 1)
+      blockSizes[inner] = (extents[inner] + 1) / 2;
+  }
+
   /// `op` (a fill, or a linalg.generic whose operands are all indexed by its
   /// loops in order) over one loop, between tensor reshapes; or none.
   std::optional<linalg::LinalgOp> collapseAll(IRRewriter &rw, linalg::LinalgOp op) {
@@ -193,6 +213,7 @@ struct GPUTilePass : tdsl::impl::GPUTileBase<GPUTilePass> {
           threadSizes.assign(1, 1);
         }
       }
+      splitSingleBlock(op, blockSizes);
       Operation *inner = tileOp(rw, op, blockSizes);
       if (!inner)
         continue;
