@@ -1102,6 +1102,14 @@ Type Checker::checkCall(CallExpr &e) {
     return Type::error();
   }
   diags.error(e.loc, "call to undeclared function '" + e.callee + "'");
+  // An imported module's function is called by its qualified name.
+  for (const auto &module : importedModules)
+    if (functions.lookup((module.getKey() + "." + e.callee).str())) {
+      diags.note(e.loc, "module '" + module.getKey() + "' has a function '" +
+                            e.callee + "': call it as " + module.getKey() +
+                            "." + e.callee + "(...)");
+      return Type::error();
+    }
   if (const char *hint = hintForUnknownFunction(e.callee))
     diags.note(e.loc, hint);
   return Type::error();

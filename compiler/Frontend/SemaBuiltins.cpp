@@ -76,6 +76,19 @@ Type Checker::checkBuiltin(CallExpr &e) {
                        !e.args.empty() &&
                        (llvm::isa<VarRefExpr>(e.args[0].value.get()) ||
                         moduleOfField(*e.args[0].value));
+  // `sum(k) -a[k]` parses as sum(k) - a[k]: a reduction's body cannot start
+  // with '-' (language.md 7), and the undeclared k says nothing of that.
+  if (e.args.size() == 1 &&
+      (e.callee == "sum" || e.callee == "max" || e.callee == "min"))
+    if (auto *ref = llvm::dyn_cast<VarRefExpr>(e.args[0].value.get());
+        ref && !lookup(ref->name) && !lookupModel(ref->name) &&
+        !functions.count(ref->name) && !isBuiltinName(ref->name)) {
+      diags.error(ref->loc, "use of undeclared name '" + ref->name + "'");
+      diags.note(e.loc, "if '" + ref->name + "' is meant as the index of a "
+                        "reduction whose body starts with '-', parenthesize "
+                        "the body: " + e.callee + "(" + ref->name + ") (-...)");
+      return Type::error();
+    }
   // An integer conversion of a tensor literal types its literals directly.
   ElemKind litTarget = ElemKind::Error;
   if (e.args.size() == 1 && llvm::isa<TensorLitExpr>(e.args[0].value.get()))

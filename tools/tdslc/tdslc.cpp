@@ -87,7 +87,7 @@ static cl::opt<int64_t> contractionRows(
 static cl::opt<int64_t> contractionTile(
     "contraction-tile",
     cl::desc("CPU: side of a contraction's parallel tile (default: from the L2 "
-             "size, 64 for 1 MiB)"),
+             "size, 256 for 1 MiB)"),
     cl::init(0), cl::cat(tdslCategory));
 static cl::opt<int64_t> contractionKBlock(
     "contraction-k-block",
