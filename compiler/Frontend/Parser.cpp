@@ -777,6 +777,14 @@ ExprPtr Parser::parsePostfix() {
          !(tok().newlineBefore && nesting == 0)) {
     // `f(x).w1`: a field of a model computed by an expression.
     if (tok().is(TokenKind::dot)) {
+      // `1.` is not a number (language.md 2); its '.' is not a field access.
+      if (llvm::isa<IntLitExpr>(base.get())) {
+        diags.error(base->loc,
+                    "'" + llvm::Twine(llvm::cast<IntLitExpr>(*base).value) +
+                        ".' is not a number: write it with a digit after the "
+                        "point (1.0)");
+        return nullptr;
+      }
       consume();
       llvm::SMLoc fieldLoc = tok().getLoc();
       std::string field = tok().spelling.str();
