@@ -93,6 +93,16 @@ bool Checker::classifySubscripts(IndexDefStmt &def) {
       else if ((ref = newIndex(add->rhs.get())))
         offset = add->lhs.get();
     }
+    // `y - 1`: the undeclared y alone would say nothing of the form.
+    if (auto *sub2 = llvm::dyn_cast<BinaryExpr>(sub.get());
+        !ref && sub2 && sub2->op == BinaryOp::Sub && !sub2->parenthesized)
+      if (VarRefExpr *index = newIndex(sub2->lhs.get())) {
+        diags.error(sub2->loc, "an update at an offset is written '" +
+                                   index->name + " + p': write '" +
+                                   index->name + " + -...' for a negative one");
+        ok = false;
+        ref = index; // still the index, so that its uses say nothing more
+      }
     def.offsets.push_back(offset);
     if (offset)
       def.isUpdate = true;

@@ -410,12 +410,21 @@ bool Generator::genOffsetUpdate(IndexDefStmt &def, Env &env) {
                   Type::tensor(def.boundType.elem, shape));
   if (!values)
     return false;
-  // Each part written must lie inside x.
+  // Each part written must lie inside x: at or after its start (an offset
+  // `i + -1` wrote before it), and not past its end.
   llvm::SmallVector<mlir::OpFoldResult> sizes(def.subscripts.size(), one);
   for (auto [k, d] : llvm::enumerate(dimOf))
     sizes[d] = mlir::tensor::getMixedSize(builder, l, values, k);
+  mlir::Value zero = mlir::arith::ConstantIndexOp::create(builder, l, 0);
   for (unsigned d = 0; d < def.subscripts.size(); ++d) {
     mlir::Value off = mlir::getValueOrCreateConstantIndexOp(builder, l, offsets[d]);
+    mlir::cf::AssertOp::create(
+        builder, l,
+        mlir::arith::CmpIOp::create(builder, l, mlir::arith::CmpIPredicate::sge,
+                                    off, zero),
+        "the update of '" + def.name + "' starts before dimension " +
+            std::to_string(d) + " of its type " + def.boundType.str() +
+            " (a negative offset)");
     mlir::Value size = mlir::getValueOrCreateConstantIndexOp(builder, l, sizes[d]);
     mlir::Value end = mlir::arith::AddIOp::create(builder, l, off, size);
     mlir::Value extent = mlir::tensor::DimOp::create(builder, l, x, d);

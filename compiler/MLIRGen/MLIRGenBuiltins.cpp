@@ -164,6 +164,7 @@ void Generator::genPrint(CallExpr &e, Env &env) {
       return;
   }
   std::string pending;
+  bool lineOpen = false; // a value printed on a line not yet ended
   for (unsigned i = 0; i < e.args.size(); ++i) {
     bool last = i + 1 == e.args.size();
     Expr &arg = *e.args[i].value;
@@ -180,12 +181,12 @@ void Generator::genPrint(CallExpr &e, Env &env) {
     if (arg.type.isModel()) {
       // A line per field, labelled `label.field` (or `field`).
       llvm::SmallVector<mlir::Value> &fields = values[i];
-      // A value before it on the line ends the line first (a model before
-      // it ended its own last line).
-      const Expr &prev = *e.args[std::max(i, 1u) - 1].value;
-      if (i > 0 && !llvm::isa<StringLitExpr>(&prev) && !prev.type.isModel())
+      // A value before it on the line (before its label too) ends the line
+      // first; a model before it ended its own last line.
+      if (lineOpen)
         t::PrintOp::create(builder, l, mlir::Value(),
                            builder.getStringAttr(""), false);
+      lineOpen = false;
       llvm::StringRef label = llvm::StringRef(pending).trim();
       // A label that is not a name (`model =`) gets a line of its own.
       if (!label.empty() && !llvm::all_of(label, [](char c) {
@@ -210,6 +211,7 @@ void Generator::genPrint(CallExpr &e, Env &env) {
                        pending.empty() ? mlir::StringAttr()
                                        : builder.getStringAttr(pending),
                        !last);
+    lineOpen = !last;
     pending = " ";
   }
 }

@@ -63,8 +63,9 @@ struct GuardRecursionPass
       Value low = arith::CmpIOp::create(
           b, loc, arith::CmpIPredicate::slt, left,
           arith::ConstantIntOp::create(b, loc, kStackReserve, 64));
+      // A generic function's instance is `r$Model`: the user wrote `r`.
       std::string message =
-          ("the recursion of '" + fn.getSymName() +
+          ("the recursion of '" + fn.getSymName().split('$').first +
            "' is too deep: the stack is exhausted")
               .str();
       auto check = scf::IfOp::create(b, loc, low, /*withElseRegion=*/false);
