@@ -28,6 +28,8 @@
 #include "llvm/Transforms/Utils/CodeExtractor.h"
 #include "llvm/Transforms/Utils/Cloning.h"
 
+#include <csignal>
+#include <cstring>
 #include <thread>
 #include <unistd.h>
 
@@ -469,6 +471,26 @@ createJIT(ModuleOp module, unsigned optLevel, const std::string &runtimeDir) {
   return ExecutionEngine::create(module, eo);
 }
 
+/// A crash of the program being run ends tdslc at once, with a line that
+/// says so and the signal's own exit status: LLVM's crash handler (a stack
+/// dump) allocates, and after heap corruption that deadlocked (`tdslc run`
+/// hung where the executable aborted). Async-signal-safe: write and raise.
+static void onProgramCrash(int sig) {
+  const char *what = sig == SIGSEGV   ? "a segmentation fault"
+                     : sig == SIGBUS  ? "a bus error"
+                     : sig == SIGILL  ? "an illegal instruction"
+                                      : "an abort";
+  auto put = [](const char *text) {
+    ssize_t ignored = ::write(2, text, std::strlen(text));
+    (void)ignored;
+  };
+  put("tdslc: error: the program stopped with ");
+  put(what);
+  put("\n");
+  std::signal(sig, SIG_DFL);
+  std::raise(sig);
+}
+
 int runJIT(ModuleOp module, unsigned optLevel, const std::string &runtimeDir,
            const std::vector<std::string> &args, std::string &error) {
   auto engine = createJIT(module, optLevel, runtimeDir);
@@ -490,6 +512,8 @@ int runJIT(ModuleOp module, unsigned optLevel, const std::string &runtimeDir,
     argv.push_back(const_cast<char *>(a.c_str()));
   argv.push_back(nullptr);
   auto mainFn = reinterpret_cast<int (*)(int, char **)>(*sym);
+  for (int sig : {SIGSEGV, SIGBUS, SIGILL, SIGABRT})
+    std::signal(sig, onProgramCrash);
   return mainFn((int)args.size(), argv.data());
 }
 
