@@ -146,38 +146,32 @@ struct BufferFillArgs {
   uint64_t seed;
 };
 
+/// Contiguous elements: element k at data[k].
 template <typename T, T (*Gen)(uint64_t, uint64_t)>
-void fillRange(const BufferFillArgs &a, int64_t begin, int64_t end) {
+void fill(const BufferFillArgs &a, int64_t begin, int64_t end) {
   T *out = static_cast<T *>(a.data);
   for (int64_t k = begin; k < end; ++k)
     out[k] = Gen(a.seed, uint64_t(k));
 }
 
-void bufferFillBody(int64_t begin, int64_t end, void *ctx) {
-  const BufferFillArgs &a = *static_cast<const BufferFillArgs *>(ctx);
-  if (a.dtype == TDSL_F32)
-    a.normal ? fillRange<float, normalF32>(a, begin, end)
-             : fillRange<float, uniformF32>(a, begin, end);
-  else
-    a.normal ? fillRange<double, normalF64>(a, begin, end)
-             : fillRange<double, uniformF64>(a, begin, end);
-}
-
+/// Any strides: element k in row-major order.
 template <typename T, T (*Gen)(uint64_t, uint64_t)>
-void fillChunk(const FillArgs &a, int64_t begin, int64_t end) {
+void fill(const FillArgs &a, int64_t begin, int64_t end) {
   RowMajorWalker w(a.view, begin);
   for (int64_t k = begin; k < end; ++k, w.next())
     *reinterpret_cast<T *>(w.get()) = Gen(a.seed, uint64_t(k));
 }
 
+/// The parallel loop body of a fill of Args (FillArgs or BufferFillArgs).
+template <typename Args>
 void fillBody(int64_t begin, int64_t end, void *ctx) {
-  const FillArgs &a = *static_cast<const FillArgs *>(ctx);
+  const Args &a = *static_cast<const Args *>(ctx);
   if (a.dtype == TDSL_F32)
-    a.normal ? fillChunk<float, normalF32>(a, begin, end)
-             : fillChunk<float, uniformF32>(a, begin, end);
+    a.normal ? fill<float, normalF32>(a, begin, end)
+             : fill<float, uniformF32>(a, begin, end);
   else
-    a.normal ? fillChunk<double, normalF64>(a, begin, end)
-             : fillChunk<double, uniformF64>(a, begin, end);
+    a.normal ? fill<double, normalF64>(a, begin, end)
+             : fill<double, uniformF64>(a, begin, end);
 }
 } // namespace
 
@@ -220,12 +214,13 @@ void tdsl_rng_fill(int32_t dtype, int32_t normal, uint64_t seed, int64_t rank,
   FillArgs args{MemRefView(memref, rank, tdsl_dtype_size(dtype)), dtype,
                 normal != 0, seed};
   // ~16K elements per chunk keeps the per-chunk walker setup negligible.
-  tdsl_parallel_for(0, args.view.numElements(), 1 << 14, fillBody, &args);
+  tdsl_parallel_for(0, args.view.numElements(), 1 << 14, fillBody<FillArgs>,
+                    &args);
 }
 
 void tdsl_rng_fill_buffer(int32_t dtype, int32_t normal, uint64_t seed,
                           int64_t n, void *data) {
   exitOnError(checkFillable(dtype, 1), nullptr);
   BufferFillArgs args{data, dtype, normal != 0, seed};
-  tdsl_parallel_for(0, n, 1 << 14, bufferFillBody, &args);
+  tdsl_parallel_for(0, n, 1 << 14, fillBody<BufferFillArgs>, &args);
 }
