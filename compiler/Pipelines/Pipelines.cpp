@@ -159,6 +159,7 @@ void buildCPUBufferizePipeline(OpPassManager &pm) {
   addUpstream(pm, "canonicalize,buffer-deallocation-pipeline,canonicalize,"
                   "convert-bufferization-to-memref");
   pm.addNestedPass<func::FuncOp>(createHoistVectorTransfers());
+  pm.addNestedPass<func::FuncOp>(createPeelMaskedLoops());
   pm.addNestedPass<func::FuncOp>(createShareShiftedReads());
   pm.addNestedPass<func::FuncOp>(createChainKernelClocks());
 }

@@ -492,6 +492,33 @@ def TimeKernels : Pass<"tdsl-time-kernels", "mlir::ModuleOp"> {
                            "mlir::arith::ArithDialect", "mlir::tensor::TensorDialect"];
 }
 
+def PeelMaskedLoops : Pass<"tdsl-peel-masked-loops", "mlir::func::FuncOp"> {
+  let summary = "Peel the masked last step off vector loops";
+  let description = [{
+    An innermost `scf.for` whose vector transfers are all masked by its own
+    tail (`vector.create_mask` of an `affine.min` of its induction
+    variable: a size the vector length does not divide, or a run-time
+    size) is split by `scf::peelForLoopAndSimplifyBounds` into a loop of
+    whole steps, whose masks become whole and fold away, and one last
+    masked step. LLVM kept the masks in every step, and masked loads and
+    stores are slow on AVX2 (`vmaskmovps`).
+
+    ```mlir
+    // before: every step masked
+    scf.for %i = %c0 to %n step %c8 {
+      %m = affine.min #tail(%i)[%n]
+      %mask = vector.create_mask %m : vector<8xi1>
+      %v = vector.transfer_read %a[%i], %pad, %mask ...
+    }
+    // after: whole vectors, then the tail
+    scf.for %i = %c0 to %main step %c8 { %v = vector.transfer_read %a[%i], %pad ... }
+    scf.for %i = %main to %n step %c8 { ... masked ... }
+    ```
+  }];
+  let dependentDialects = ["mlir::affine::AffineDialect", "mlir::scf::SCFDialect",
+                           "mlir::vector::VectorDialect"];
+}
+
 def ShareShiftedReads : Pass<"tdsl-share-shifted-reads", "mlir::func::FuncOp"> {
   let summary = "Build a stencil's shifted reads of a row from two loads and shuffles";
   let description = [{
