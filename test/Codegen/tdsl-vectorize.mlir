@@ -62,6 +62,27 @@ func.func @elementwise(%x: tensor<4x64xf32>) -> tensor<4x64xf32> {
   return %r : tensor<4x64xf32>
 }
 
+// A transpose: 16 x 16 tiles (8 x 8 with 8 lanes), each read as 16 rows of
+// the input and transposed in registers, not a gather down a column.
+// CHECK-LABEL: func.func @transpose(
+// CHECK-DAG: %[[C16:.*]] = arith.constant 16 : index
+// CHECK: scf.for %{{.*}} step %[[C16]]
+// CHECK: scf.for %{{.*}} step %[[C16]]
+// CHECK: %[[XS:.*]] = tensor.extract_slice %{{.*}} [16, 16] [1, 1] : tensor<64x32xf32> to tensor<16x16xf32>
+// CHECK: vector.transfer_read %[[XS]]{{.*}}permutation_map = #{{.*}}} : tensor<16x16xf32>, vector<16x16xf32>
+// CHECK: vector.transfer_write {{.*}} : vector<16x16xf32>, tensor<16x16xf32>
+// OPT-LABEL: func.func @transpose(
+// OPT: vector.transfer_read {{.*}} : tensor<8x8xf32>, vector<8x8xf32>
+func.func @transpose(%x: tensor<64x32xf32>) -> tensor<32x64xf32> {
+  %e = tensor.empty() : tensor<32x64xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d1, d0)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
+      ins(%x : tensor<64x32xf32>) outs(%e : tensor<32x64xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    linalg.yield %in : f32
+  } -> tensor<32x64xf32>
+  return %r : tensor<32x64xf32>
+}
+
 // No larger than a register tile: vectorized whole, no loop.
 // CHECK-LABEL: func.func @small(
 // CHECK-SAME: %[[X:.*]]: tensor<8xf32>, %[[Y:.*]]: tensor<8xf32>
