@@ -103,6 +103,7 @@ void buildTDSLToLinalgPipeline(OpPassManager &pm, bool shareRandomBlocks,
   pm.addNestedPass<func::FuncOp>(createRefineLoopShapes());
   addUpstream(pm, "canonicalize,cse");
   pm.addNestedPass<func::FuncOp>(createFoldChecks());
+  pm.addNestedPass<func::FuncOp>(createRaiseLoopContractions());
   pm.addNestedPass<func::FuncOp>(createRaiseExtracts());
   pm.addNestedPass<func::FuncOp>(createFuseElementwise());
   addUpstream(pm, "canonicalize,cse");

@@ -143,6 +143,40 @@ def FoldChecks : Pass<"tdsl-fold-checks", "mlir::func::FuncOp"> {
   let dependentDialects = ["mlir::scf::SCFDialect"];
 }
 
+def RaiseLoopContractions : Pass<"tdsl-raise-loop-contractions", "mlir::func::FuncOp"> {
+  let summary = "Turn a loop that sums products in a parallel body into a contraction";
+  let description = [{
+    A `linalg.generic` with only parallel loops whose body yields
+    `scf.for k = 0 to K { s = s + x * y }`, where x and y are reads of
+    tensors defined outside it at distinct loops of the op and k (static
+    sizes, every read in bounds), both reading k and each output loop read
+    by one of them but not every one by both, becomes two generics: the
+    loop's initial values, then a generic with a reduction loop k that adds
+    `x * y` to them. Each output still adds its terms in k's order; after
+    tdsl-raise-extracts the second is a contraction that tdsl-vectorize
+    takes as `@` (a matrix product written as a `parallel for` with an inner
+    `for k` ran one scalar loop per output).
+
+    ```mlir
+    // before
+    %c = linalg.generic {iterator_types = ["parallel", "parallel"]} outs(%e) {
+      %i = linalg.index 0 : index
+      %j = linalg.index 1 : index
+      %s = scf.for %k = %c0 to %c512 step %c1 iter_args(%acc = %zero) -> (f32) {
+        %x = tensor.extract %a[%i, %k] : tensor<512x512xf32>
+        %y = tensor.extract %b[%k, %j] : tensor<512x512xf32>
+        ...
+    // after
+    %init = linalg.generic {...} outs(%e) { ... linalg.yield %zero : f32 }
+    %c = linalg.generic {iterator_types = ["parallel", "parallel", "reduction"]}
+           ins(%extent : tensor<512xf32>) outs(%init) {
+    ^bb0(%unused: f32, %acc: f32):
+      %x = tensor.extract %a[%i, %k] ...
+    ```
+  }];
+  let dependentDialects = ["mlir::linalg::LinalgDialect", "mlir::tensor::TensorDialect"];
+}
+
 def RaiseExtracts : Pass<"tdsl-raise-extracts", "mlir::func::FuncOp"> {
   let summary = "Turn reads at a linalg body's loop indices into inputs of the op";
   let description = [{
