@@ -25,6 +25,9 @@ public:
     lastSuppressed = false;
     emit(loc, llvm::SourceMgr::DK_Error, msg);
   }
+  /// Whether the error limit was passed: the parser stops there (a binary
+  /// given as the source made millions of "unexpected character" errors).
+  bool tooManyErrors() const { return errorLimit && printedErrors > errorLimit; }
   void warning(llvm::SMLoc loc, const llvm::Twine &msg) {
     ++numWarnings;
     lastSuppressed = suppressWarnings;
@@ -99,8 +102,13 @@ private:
                const llvm::Twine &msg) {
     if (kind == llvm::SourceMgr::DK_Error)
       ++printedErrors;
-    if (errorLimit && printedErrors > errorLimit)
+    if (errorLimit && printedErrors > errorLimit) {
+      lastSuppressed = true;
+      if (kind == llvm::SourceMgr::DK_Error && printedErrors == errorLimit + 1)
+        llvm::errs() << "error: too many errors emitted, stopping now "
+                        "(--error-limit=0 shows them all)\n";
       return;
+    }
     llvm::SMDiagnostic d = srcMgr.GetMessage(loc, kind, msg);
     llvm::StringRef line = d.getLineContents();
     if (d.getColumnNo() < 0 ||

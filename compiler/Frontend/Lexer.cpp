@@ -43,6 +43,10 @@ std::vector<Token> Lexer::lexAll() {
     tokens.push_back(lexToken());
     if (tokens.back().is(TokenKind::eof))
       break;
+    if (diags.tooManyErrors()) {
+      tokens.push_back(makeToken(TokenKind::eof, cur));
+      break;
+    }
   }
   return tokens;
 }

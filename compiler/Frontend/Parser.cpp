@@ -114,7 +114,7 @@ bool Parser::isModelStart() const {
 // module ::= (import | function | model)*
 std::unique_ptr<ModuleAST> Parser::parseModule() {
   auto module = std::make_unique<ModuleAST>();
-  while (!tok().is(TokenKind::eof)) {
+  while (!tok().is(TokenKind::eof) && !diags.tooManyErrors()) {
     if (tok().is(TokenKind::kw_import)) {
       if (!parseImport(*module))
         skipToDeclaration();

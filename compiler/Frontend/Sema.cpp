@@ -396,7 +396,8 @@ void Checker::checkLet(LetStmt &let) {
     // lets later values of `g` have other sizes. Names in its dimensions are
     // dimension names (symbolic) or integer variables (run-time sizes).
     Type want = let.annotation.type;
-    if (!resolveTypeArg(want, let.annotation.loc, /*allowDynamic=*/true))
+    if (!resolveModel(want, let.annotation.loc) ||
+        !resolveTypeArg(want, let.annotation.loc, /*allowDynamic=*/true))
       return bindError();
     if (isLiteralKind(t.elem) && !coerce(*let.value, want.elem, "binding"))
       return bindError();

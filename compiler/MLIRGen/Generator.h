@@ -102,6 +102,7 @@ private:
   mlir::Value toI64(mlir::Value v, mlir::Location l) {
     return castTo(v, builder.getI64Type(), l);
   }
+  mlir::Value toCheckedI64(mlir::Value v, mlir::Location l, const llvm::Twine &tooLarge);
   void checkSymbolicDims(mlir::Value v, const Type &type, Env &env,
                          mlir::Location l, llvm::StringRef what);
   bool fail(SMLoc l, const llvm::Twine &msg) {
@@ -117,6 +118,7 @@ private:
   bool genUpdate(IndexDefStmt &def, Env &env);
   bool genOffsetUpdate(IndexDefStmt &def, Env &env);
   bool genFor(ForStmt &f, Env &env);
+  mlir::Value genLoopBound(Expr &e, llvm::StringRef var, Env &env);
   bool genIf(IfStmt &s, Env &env);
 
   // Expressions.

@@ -135,6 +135,21 @@ mlir::Value Generator::castTo(mlir::Value v, mlir::Type to, mlir::Location l) {
   return t::CastOp::create(builder, l, to, v);
 }
 
+/// An integer scalar as an i64: a u64 of 2^63 or more stops the program with
+/// `tooLarge` (as an i64 it would be negative: a loop over 0..2^63 + 5 ran
+/// no iteration).
+mlir::Value Generator::toCheckedI64(mlir::Value v, mlir::Location l,
+                                    const llvm::Twine &tooLarge) {
+  bool isUnsigned = v.getType().isUnsignedInteger();
+  v = toI64(v, l);
+  if (isUnsigned) {
+    mlir::Value zero = mlir::arith::ConstantIntOp::create(builder, l, builder.getI64Type(), 0);
+    mlir::Value ok = mlir::arith::CmpIOp::create(builder, l, mlir::arith::CmpIPredicate::sge, v, zero);
+    mlir::cf::AssertOp::create(builder, l, ok, tooLarge.str());
+  }
+  return v;
+}
+
 /// Checks at run time that each dimension of `v` that `type` names (`N`)
 /// has the extent that name has in the function.
 void Generator::checkSymbolicDims(mlir::Value v, const Type &type, Env &env,
@@ -440,10 +455,19 @@ bool Generator::genOffsetUpdate(IndexDefStmt &def, Env &env) {
   return true;
 }
 
+/// A loop bound as an i64, whatever integer type it has.
+mlir::Value Generator::genLoopBound(Expr &e, llvm::StringRef var, Env &env) {
+  mlir::Value v = gen(e, env);
+  if (!v)
+    return v;
+  return toCheckedI64(v, loc(e.loc),
+                      "a bound of the range of '" + var + "' is 2^63 or more");
+}
+
 bool Generator::genFor(ForStmt &f, Env &env) {
   mlir::Location l = loc(f.loc);
-  mlir::Value lo = gen(*f.range.lower, env);
-  mlir::Value hi = gen(*f.range.upper, env);
+  mlir::Value lo = genLoopBound(*f.range.lower, f.range.var.name, env);
+  mlir::Value hi = genLoopBound(*f.range.upper, f.range.var.name, env);
   if (!lo || !hi)
     return false;
   lo = toIndex(lo, l);
@@ -838,7 +862,7 @@ mlir::Value Generator::genParallelForAsIndexGen(ParallelForExpr &e, Env &env) {
   llvm::SmallVector<mlir::Value> sizes, extents;
   mlir::Value zero = mlir::arith::ConstantIndexOp::create(builder, l, 0);
   for (auto [d, r] : llvm::enumerate(e.ranges)) {
-    mlir::Value hi = gen(*r.upper, env);
+    mlir::Value hi = genLoopBound(*r.upper, r.var.name, env);
     if (!hi)
       return nullptr;
     extents.push_back(
@@ -860,7 +884,8 @@ mlir::Value Generator::genParallelFor(ParallelForExpr &e, Env &env) {
   mlir::Location l = loc(e.loc);
   llvm::SmallVector<mlir::Value> lbs, ubs;
   for (LoopRange &r : e.ranges) {
-    mlir::Value lo = gen(*r.lower, env), hi = gen(*r.upper, env);
+    mlir::Value lo = genLoopBound(*r.lower, r.var.name, env);
+    mlir::Value hi = genLoopBound(*r.upper, r.var.name, env);
     if (!lo || !hi)
       return nullptr;
     // hi - lo must not wrap: -2^62..2^62 was taken for an empty range.
@@ -921,7 +946,8 @@ Generator::dynamicSizes(const Type &spec, Env &env, mlir::Location l) {
   llvm::SmallVector<mlir::Value> sizes;
   for (const Dim &d : spec.shape)
     if (!d.isStatic()) {
-      mlir::Value n = env.lookup(d.symbol);
+      mlir::Value n = toCheckedI64(env.lookup(d.symbol), l,
+                                   "the size '" + d.symbol + "' is 2^63 or more");
       mlir::Value zero = mlir::arith::ConstantOp::create(
           builder, l, builder.getIntegerAttr(n.getType(), 0));
       mlir::Value ok = mlir::arith::CmpIOp::create(

@@ -374,8 +374,12 @@ LogicalResult emitHostCode(llvm::Module &module, llvm::raw_pwrite_stream &os,
     error = "no LLVM target for the host";
     return failure();
   }
+  // An object file is written with seeks, which a pipe cannot take ("IO
+  // failure on output stream: Illegal seek"): it goes through a buffer.
+  llvm::buffer_ostream buffered(os);
+  llvm::raw_pwrite_stream *out = assembly ? &os : &buffered;
   llvm::legacy::PassManager pm;
-  if (tm->addPassesToEmitFile(pm, os, nullptr,
+  if (tm->addPassesToEmitFile(pm, *out, nullptr,
                               assembly ? llvm::CodeGenFileType::AssemblyFile
                                        : llvm::CodeGenFileType::ObjectFile)) {
     error = "the host target cannot emit this file type";

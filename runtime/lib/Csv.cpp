@@ -59,9 +59,14 @@ StatusOr<std::string> readGzip(const char *path) {
   int n;
   while ((n = z->read(f, buffer, sizeof(buffer))) > 0)
     text.append(buffer, size_t(n));
-  z->close(f);
+  // gzread ends a cut stream as if it were whole; gzclose tells (Z_BUF_ERROR:
+  // the last read ended inside the stream).
+  constexpr int kZBufError = -5;
+  int closed = z->close(f);
   if (n < 0)
     return Status::error("its gzip data is corrupt");
+  if (closed == kZBufError)
+    return Status::error("its gzip data is truncated");
   return text;
 }
 

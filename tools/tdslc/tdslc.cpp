@@ -5,6 +5,7 @@
 //   tdslc prog.tdsl --emit=STAGE     dump a stage of the pipeline
 //
 //===----------------------------------------------------------------------===//
+#include "compiler/Codegen/Common/RuntimeCalls.h"
 #include "compiler/Driver/Driver.h"
 #include "compiler/Frontend/Lexer.h"
 #include "compiler/Frontend/Loader.h"
@@ -29,6 +30,7 @@
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
+#include "llvm/Support/Process.h"
 #include "llvm/Support/ToolOutputFile.h"
 #include "llvm/Support/WithColor.h"
 
@@ -142,6 +144,9 @@ static cl::list<std::string> includeDirs(
     cl::value_desc("dir"), cl::Prefix, cl::cat(tdslCategory));
 static cl::opt<bool> noWarnings("w", cl::desc("Suppress warnings"),
                                 cl::cat(tdslCategory));
+static cl::opt<unsigned> errorLimit(
+    "error-limit", cl::desc("Stop after <N> errors (0: no limit)"), cl::init(20),
+    cl::value_desc("N"), cl::cat(tdslCategory));
 static cl::opt<bool> warningsAsErrors("Werror",
                                       cl::desc("Treat warnings as errors"),
                                       cl::cat(tdslCategory));
@@ -189,6 +194,33 @@ static TargetOptions getTargetOptions() {
   o.cpuElementwiseTile = elementwiseTile;
   o.verifyEach = verifyEach;
   return o;
+}
+
+/// Why -o cannot be written, checked before compiling (the linker's own
+/// error came after the whole compile): the input file itself (it was
+/// replaced by the executable), a directory, or a place this process cannot
+/// create or write a file. Empty when it can.
+static std::string checkOutputPath(llvm::StringRef path) {
+  if (path == "-")
+    return "";
+  std::string quoted = "cannot write '" + path.str() + "': ";
+  if (inputFile != "-" && llvm::sys::fs::equivalent(inputFile.getValue(), path))
+    return quoted + "it is the input file";
+  if (llvm::sys::fs::is_directory(path))
+    return quoted + "it is a directory";
+  if (llvm::sys::fs::exists(path)) {
+    if (llvm::sys::fs::access(path, llvm::sys::fs::AccessMode::Write))
+      return quoted + "permission denied";
+    return "";
+  }
+  // Create it and remove it again: the directory may refuse files even to
+  // root (/proc).
+  int fd;
+  if (std::error_code ec = llvm::sys::fs::openFileForWrite(path, fd))
+    return quoted + ec.message();
+  llvm::sys::Process::SafelyCloseFileDescriptor(fd);
+  llvm::sys::fs::remove(path);
+  return "";
 }
 
 /// The target, after checking the options that need no input; null after
@@ -240,6 +272,8 @@ static const TargetBackend *checkOptions(bool runMode) {
       !llvm::sys::fs::is_directory(dir))
     message = "cannot write '" + outputFile.getValue() + "': there is no "
               "directory '" + dir.str() + "'";
+  if (message.empty() && !runMode && !outputFile.empty())
+    message = checkOutputPath(outputFile.getValue());
   if (!message.empty()) {
     error() << message << "\n";
     return nullptr;
@@ -343,8 +377,14 @@ static int compile(bool runMode, const TargetBackend &backend,
   }
   llvm::SourceMgr srcMgr;
   unsigned bufferId = srcMgr.AddNewSourceBuffer(std::move(*fileOrErr), llvm::SMLoc());
+  // Run-time errors quote their line from the file; standard input is read
+  // once, so its text is kept for them.
+  if (inputFile == "-")
+    registerSourceText(srcMgr.getMemoryBuffer(bufferId)->getBufferIdentifier(),
+                       srcMgr.getMemoryBuffer(bufferId)->getBuffer());
   DiagEngine diags(srcMgr);
   diags.setSuppressWarnings(noWarnings);
+  diags.setErrorLimit(errorLimit);
   // --mlir-timing times the whole compile, passes nested, as clang's
   // -ftime-report does.
   mlir::DefaultTimingManager timingManager;

@@ -308,16 +308,23 @@ std::string RuntimeCalls::sourceLine(FileLineColLoc fl) {
   return "\n" + lineText.str() + "\n" + caret;
 }
 
+/// `fl` as an error names it: the file as the compiler was given it (with
+/// its directory, as compile-time errors name it), line, column.
+static std::string errorPlaceOf(FileLineColLoc fl) {
+  return (fl.getFilename().getValue() + ":" + llvm::Twine(fl.getLine()) + ":" +
+          llvm::Twine(fl.getColumn()))
+      .str();
+}
+
 Value RuntimeCalls::getErrorWhere(OpBuilder &b, Location loc) {
-  std::string where = whereOf(loc);
-  if (FileLineColLoc fl = firstFileLoc(loc))
-    where += sourceLine(fl);
+  FileLineColLoc own = firstFileLoc(loc);
+  std::string where = own ? errorPlaceOf(own) + sourceLine(own) : "<unknown>";
   // Then the calls it was inlined through, as the compiler's diagnostics
   // show them: an error inside nn.dense names the call that failed.
   SmallVector<FileLineColLoc> callers;
   callersOf(loc, callers);
   for (FileLineColLoc caller : callers)
-    where += "\n" + whereOf(caller) + ": note: called from" + sourceLine(caller);
+    where += "\n" + errorPlaceOf(caller) + ": note: called from" + sourceLine(caller);
   return getString(b, loc, where);
 }
 
