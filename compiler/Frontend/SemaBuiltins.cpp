@@ -587,10 +587,15 @@ Type Checker::checkGrad(CallExpr &e) {
   // The function would be generated inside the op's body, where only values
   // exist (it was "internal error: no value for 'sq'").
   if (indexDepth > 0) {
-    diags.error(e.loc, "'grad' cannot be used inside an index-notation "
-                       "expression; compute it in a 'parallel for' body "
-                       "(`parallel for i in 0..n { yield grad(f, x[i]) }`) "
-                       "or in a function the expression calls");
+    if (checkingUpdate)
+      diags.error(e.loc, "'grad' cannot be used in the value of an element "
+                         "update; bind it to a name first (`gi = grad(...)`, "
+                         "then `g[i] = gi`)");
+    else
+      diags.error(e.loc, "'grad' cannot be used inside an index-notation "
+                         "expression; compute it in a 'parallel for' body "
+                         "(`parallel for i in 0..n { yield grad(f, x[i]) }`) "
+                         "or in a function the expression calls");
     return Type::error();
   }
   if (const VarRefExpr *module = moduleOfField(*e.args[0].value)) {

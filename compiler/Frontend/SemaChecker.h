@@ -186,6 +186,8 @@ private:
   /// How many index-notation right-hand sides and reduction bodies enclose
   /// the expression being checked (element-wise code, like parallel bodies).
   unsigned indexDepth = 0;
+  /// Checking the value of an element update (`g[i] = ...`, `i` bound).
+  bool checkingUpdate = false;
   /// Collectives run on the main thread only: where each function first
   /// uses one, the calls between functions, and calls made in parallel
   /// code, checked once every function is (checkCollectiveCalls).

@@ -7,6 +7,8 @@
 //===----------------------------------------------------------------------===//
 #include "compiler/Frontend/SemaChecker.h"
 
+#include "llvm/Support/SaveAndRestore.h"
+
 #include <functional>
 
 using namespace tdsl;
@@ -31,6 +33,7 @@ void Checker::checkIndexDef(IndexDefStmt &def) {
   pushScope();
   std::vector<std::string> added = declareIndices(def, targetType, ok);
   ++indexDepth;
+  llvm::SaveAndRestore inUpdate(checkingUpdate, def.isUpdate);
   Type t = check(*def.value);
   --indexDepth;
   ok &= !t.isError();

@@ -218,7 +218,7 @@ def FuseElementwise : Pass<"tdsl-fuse-elementwise", "mlir::func::FuncOp"> {
     an element many times, like a matmul reading A[i, k] for every j, would
     recompute the producer each time, so those stay separate ops. A
     producer read by several consumers is copied into each; such copies
-    have a budget of 4 per op of the function, since each copy can be
+    have a budget of 1 per op of the function, since each copy can be
     copied again (a gradient of a gradient reads most values twice at every
     level: one fusion per path, 2500 for 51 ops). Past it, those consumers
     read the stored value.

@@ -308,12 +308,15 @@ std::string RuntimeCalls::sourceLine(FileLineColLoc fl) {
   return "\n" + lineText.str() + "\n" + caret;
 }
 
-/// `fl` as an error names it: the file as the compiler was given it (with
-/// its directory, as compile-time errors name it), line, column.
+/// `fl` as an error names it: a relative path as the compiler was given it
+/// (`sub/prog.tdsl`, as compile-time errors name it; it said `prog.tdsl`),
+/// the file's name alone for an absolute one (the standard library's), then
+/// line and column. The profile shows the same place for a kernel's copies.
 static std::string errorPlaceOf(FileLineColLoc fl) {
-  return (fl.getFilename().getValue() + ":" + llvm::Twine(fl.getLine()) + ":" +
-          llvm::Twine(fl.getColumn()))
-      .str();
+  StringRef file = fl.getFilename().getValue();
+  if (llvm::sys::path::is_absolute(file))
+    file = llvm::sys::path::filename(file);
+  return (file + ":" + llvm::Twine(fl.getLine()) + ":" + llvm::Twine(fl.getColumn())).str();
 }
 
 Value RuntimeCalls::getErrorWhere(OpBuilder &b, Location loc) {
