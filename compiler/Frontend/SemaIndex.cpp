@@ -194,6 +194,8 @@ bool Checker::indexRanges(IndexDefStmt &def, const Type &targetType, bool ok,
   bool fromTarget = !def.isUpdate && targetType.isTensor &&
                     targetType.rank() == def.subscripts.size();
   bool found = true;
+  std::string unranged; // an index that takes the target's extent
+  SMLoc unrangedLoc;
   for (auto [d, sub] : llvm::enumerate(def.subscripts)) {
     if (def.indexOf[d] < 0)
       continue;
@@ -205,6 +207,8 @@ bool Checker::indexRanges(IndexDefStmt &def, const Type &targetType, bool ok,
       def.isUpdate = true;
       it->second.known = true;
       it->second.extent = targetType.shape[d];
+      unranged = v.name;
+      unrangedLoc = v.loc;
     }
     if (!it->second.known) {
       if (ok && found)
@@ -215,6 +219,26 @@ bool Checker::indexRanges(IndexDefStmt &def, const Type &targetType, bool ok,
       continue;
     }
     shape.push_back(it->second.extent);
+  }
+  // Then every element of the target is set: the other indices must run
+  // over its extents (`out[i, j] = v[i] * f32(j)` with v shorter than out
+  // was reported after inlining, with neither name nor sizes).
+  for (auto [d, sub] : llvm::enumerate(def.subscripts)) {
+    if (unranged.empty() || !found || def.indexOf[d] < 0)
+      break;
+    IndexVarDecl &v = def.indices[def.indexOf[d]];
+    auto it = indexInfo.find(v.name);
+    if (it == indexInfo.end() || it->second.extent.compatible(targetType.shape[d]))
+      continue;
+    diags.error(v.loc, "index '" + v.name + "' ranges over " +
+                           it->second.extent.str() + " on the right-hand side, "
+                           "but this sets every element of '" + def.name + "' (" +
+                           targetType.str() + "), " + targetType.shape[d].str() +
+                           " along dimension " + Twine(d));
+    diags.note(unrangedLoc, "'" + unranged + "' subscripts nothing on the right-hand "
+                      "side, so it takes its range from '" + def.name +
+                      "', which makes this an update of all of '" + def.name + "'");
+    return false;
   }
   return found;
 }
