@@ -878,8 +878,21 @@ Type Checker::checkBinary(BinaryExpr &e) {
 
 Type Checker::checkTernary(TernaryExpr &e) {
   Type c = check(*e.cond);
+  SMLoc outerSelfCall = std::exchange(selfCallLoc, SMLoc());
   Type a = check(*e.thenExpr);
   Type b = check(*e.elseExpr);
+  // A `?:` of tensors or models computes both sides (language.md 6.4): a
+  // recursion it should end never ends, and stopped with "the stack is
+  // exhausted" (found by a test session).
+  if (selfCallLoc.isValid() && (a.isTensor || a.isModel() || b.isTensor || b.isModel())) {
+    diags.warning(e.loc, "both sides of this '?:' are computed (its values are "
+                         "not scalars), so the call of '" + currentFn->name +
+                         "' in it runs whatever the condition; end the recursion "
+                         "with 'if'");
+    diags.note(selfCallLoc, "the recursive call");
+  }
+  if (!selfCallLoc.isValid())
+    selfCallLoc = outerSelfCall;
   if (c.isError() || a.isError() || b.isError())
     return Type::error();
   if (c.elem != ElemKind::I1) {
@@ -1125,6 +1138,8 @@ FunctionDecl *Checker::lookupFunction(StringRef name) {
 
 Type Checker::checkUserCall(CallExpr &e, FunctionDecl &fn) {
   e.target = &fn;
+  if (&fn == currentFn && !selfCallLoc.isValid())
+    selfCallLoc = e.loc;
   calls.push_back({currentFn, &fn});
   if (parallelDepth + indexDepth > 0)
     parallelCalls.push_back({&fn, e.loc});

@@ -188,6 +188,9 @@ private:
   unsigned indexDepth = 0;
   /// Checking the value of an element update (`g[i] = ...`, `i` bound).
   bool checkingUpdate = false;
+  /// The first call of the function being checked from itself, since the
+  /// innermost `?:` began.
+  SMLoc selfCallLoc;
   /// Collectives run on the main thread only: where each function first
   /// uses one, the calls between functions, and calls made in parallel
   /// code, checked once every function is (checkCollectiveCalls).
