@@ -8,11 +8,14 @@
 //===----------------------------------------------------------------------===//
 #include "compiler/Frontend/SemaChecker.h"
 
+#include "llvm/ADT/APFloat.h"
+#include "llvm/ADT/SmallString.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/ADT/StringSwitch.h"
 #include "llvm/Support/SaveAndRestore.h"
 
+#include <cmath>
 #include <functional>
 
 using namespace tdsl;
@@ -584,6 +587,26 @@ void Checker::retypeTensorLit(TensorLitExpr &e, ElemKind kind) {
   }
 }
 
+/// A literal beyond the largest finite value of its float type is an error,
+/// as an integer one beyond its type is (`1e99999` and `x: f32 = 1e40`
+/// became inf).
+void Checker::checkFloatRange(SMLoc loc, double value, ElemKind kind) {
+  const llvm::fltSemantics *sem =
+      kind == ElemKind::F16    ? &llvm::APFloat::IEEEhalf()
+      : kind == ElemKind::BF16 ? &llvm::APFloat::BFloat()
+      : kind == ElemKind::F32  ? &llvm::APFloat::IEEEsingle()
+                               : &llvm::APFloat::IEEEdouble();
+  llvm::APFloat f(value);
+  bool losesInfo;
+  f.convert(*sem, llvm::APFloat::rmNearestTiesToEven, &losesInfo);
+  if (!std::isinf(value) && !f.isInfinity())
+    return;
+  llvm::SmallString<16> largest;
+  llvm::APFloat::getLargest(*sem).toString(largest, 6);
+  diags.error(loc, "this literal is too large for " + Twine(getElemKindName(kind)) +
+                       " (its largest finite value is " + largest + ")");
+}
+
 void Checker::settle(Expr &e, ElemKind kind, bool negated) {
   if (!isLiteralKind(e.type.elem))
     return;
@@ -598,8 +621,13 @@ void Checker::settle(Expr &e, ElemKind kind, bool negated) {
     if (v > max)
       diags.error(e.loc, "integer literal " + Twine(v) + " does not fit in " +
                              getElemKindName(kind));
+    if (isFloatKind(kind))
+      checkFloatRange(e.loc, double(v), kind);
     break;
   }
+  case Expr::FloatLit:
+    checkFloatRange(e.loc, llvm::cast<FloatLitExpr>(e).value, kind);
+    break;
   case Expr::Unary: {
     auto &u = llvm::cast<UnaryExpr>(e);
     bool neg = u.op == UnaryOp::Neg && !negated;

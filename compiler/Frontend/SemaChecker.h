@@ -162,6 +162,7 @@ private:
   bool coerce(Expr &e, ElemKind target, StringRef what);
 
   // Literal typing.
+  void checkFloatRange(SMLoc loc, double value, ElemKind kind);
   void settle(Expr &e, ElemKind kind, bool negated = false);
   void settleDefault(Expr &e) { settle(e, defaultKind(e.type.elem)); }
   void retypeTensorLit(TensorLitExpr &e, ElemKind kind);
