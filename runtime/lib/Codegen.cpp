@@ -244,6 +244,9 @@ TDSL_RUNTIME_EXPORT void tdsl_init(int32_t argc, char **argv) {
       tdsl_profile_enable(1);
     } else if (!std::strncmp(a, "--profile-json=", 15)) {
       tdsl_profile_set_json(a + 15);
+    } else if (!std::strcmp(a, "--threads") || !std::strcmp(a, "--profile-json")) {
+      tdsl_fatal(argv[0], (std::string(a) + " takes its value after '=': " + a +
+                           (a[2] == 't' ? "=4" : "=profile.json")).c_str());
     } else if (!std::strcmp(a, "--help")) {
       std::printf("usage: %s [--threads=N] [--profile] [--profile-json=FILE]\n",
                   argv[0]);

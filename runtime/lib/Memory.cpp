@@ -162,7 +162,14 @@ private:
   size_t limit() {
     if (limitBytes == SIZE_MAX) {
       if (const char *mb = std::getenv("TDSL_BLOCK_CACHE_MB")) {
-        long long n = std::strtoll(mb, nullptr, 10);
+        char *end = nullptr;
+        long long n = std::strtoll(mb, &end, 10);
+        if (!*mb || *end || n < 0)
+          exitOnError(Status::errorAt(nullptr,
+                                      format("TDSL_BLOCK_CACHE_MB must be a number "
+                                             "of MiB (0: no cache), found '%s'",
+                                             mb)),
+                      nullptr);
         limitBytes = n <= 0 ? 0 : size_t(std::min(n, 1LL << 30)) << 20;
       } else {
         long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);

@@ -302,6 +302,11 @@ int main(int argc, char **argv) {
         << "unknown target '" << target << "'\n";
     return 1;
   }
+  if (optLevel > 3) {
+    llvm::WithColor::error(llvm::errs(), "tdsl-repl")
+        << "-O" << optLevel << " is not a level; use -O0 to -O3\n";
+    return 1;
+  }
   Session session(options);
   bool interactive = llvm::sys::Process::StandardInIsUserInput();
   Repl repl(session, interactive);

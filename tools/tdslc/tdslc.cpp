@@ -228,8 +228,12 @@ static std::string checkOutputPath(llvm::StringRef path) {
 static const TargetBackend *checkOptions(bool runMode) {
   const TargetBackend *backend = lookupTarget(target);
   if (!backend) {
-    error() << "unknown target '" << target << "' (expected "
-            << getTargetNames() << ")\n";
+    if (target == "cpu,cuda")
+      error() << "--target=cpu,cuda runs on both back ends only with "
+                 "'tdslc run --compare'\n";
+    else
+      error() << "unknown target '" << target << "' (expected "
+              << getTargetNames() << ")\n";
     return nullptr;
   }
   std::string message = backend->checkOptions(getTargetOptions());
