@@ -946,14 +946,17 @@ Generator::dynamicSizes(const Type &spec, Env &env, mlir::Location l) {
   llvm::SmallVector<mlir::Value> sizes;
   for (const Dim &d : spec.shape)
     if (!d.isStatic()) {
-      mlir::Value n = toCheckedI64(env.lookup(d.symbol), l,
-                                   "the size '" + d.symbol + "' is 2^63 or more");
-      mlir::Value zero = mlir::arith::ConstantOp::create(
-          builder, l, builder.getIntegerAttr(n.getType(), 0));
-      mlir::Value ok = mlir::arith::CmpIOp::create(
-          builder, l, mlir::arith::CmpIPredicate::sge, n, zero);
-      mlir::cf::AssertOp::create(builder, l, ok,
-                                 "the size '" + d.symbol + "' is negative");
+      mlir::Value n = env.lookup(d.symbol);
+      bool isUnsigned = n.getType().isUnsignedInteger();
+      n = toCheckedI64(n, l, "the size '" + d.symbol + "' is 2^63 or more");
+      if (!isUnsigned) {
+        mlir::Value zero = mlir::arith::ConstantOp::create(
+            builder, l, builder.getIntegerAttr(n.getType(), 0));
+        mlir::Value ok = mlir::arith::CmpIOp::create(
+            builder, l, mlir::arith::CmpIPredicate::sge, n, zero);
+        mlir::cf::AssertOp::create(builder, l, ok,
+                                   "the size '" + d.symbol + "' is negative");
+      }
       sizes.push_back(toIndex(n, l));
     }
   if (sizes.empty())

@@ -53,13 +53,14 @@ mlir::Value Generator::genBuiltin(CallExpr &e, Env &env) {
     mlir::Value n = gen(*e.args[0].value, env);
     if (!n)
       return nullptr;
-    // As an index: a u64 size of 2^63 or more is negative there too.
-    mlir::Value size = toIndex(n, l);
+    bool isUnsigned = n.getType().isUnsignedInteger();
+    mlir::Value size = toIndex(toCheckedI64(n, l, "the size of arange is 2^63 or more"), l);
     mlir::Value zero = mlir::arith::ConstantIndexOp::create(builder, l, 0);
-    mlir::cf::AssertOp::create(
-        builder, l,
-        mlir::arith::CmpIOp::create(builder, l, mlir::arith::CmpIPredicate::sge, size, zero),
-        "the size of arange is negative");
+    if (!isUnsigned)
+      mlir::cf::AssertOp::create(
+          builder, l,
+          mlir::arith::CmpIOp::create(builder, l, mlir::arith::CmpIPredicate::sge, size, zero),
+          "the size of arange is negative");
     return t::ArangeOp::create(builder, l, rt, size);
   }
   case BuiltinKind::Random:
