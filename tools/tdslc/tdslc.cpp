@@ -278,6 +278,10 @@ static const TargetBackend *checkOptions(bool runMode) {
               "directory '" + dir.str() + "'";
   if (message.empty() && !runMode && !outputFile.empty())
     message = checkOutputPath(outputFile.getValue());
+  // Checked before the run too: it was written at the exit, after the whole
+  // run, and a bad path only warned.
+  if (message.empty() && runMode && !profileJson.empty())
+    message = checkOutputPath(profileJson.getValue());
   if (!message.empty()) {
     error() << message << "\n";
     return nullptr;
