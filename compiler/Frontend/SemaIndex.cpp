@@ -271,6 +271,8 @@ bool Checker::checkUpdateTarget(IndexDefStmt &def, VarInfo *target) {
   return true;
 }
 
+static bool mentions(const Expr &e, llvm::ArrayRef<IndexVarDecl> names);
+
 Type Checker::checkReduce(ReduceExpr &e) {
   // Explicit ranges `k in 0..n`, checked where the reduction is.
   llvm::SmallVector<std::optional<Dim>> ranges;
@@ -286,6 +288,19 @@ Type Checker::checkReduce(ReduceExpr &e) {
     settle(*lo, ElemKind::I64);
     if (!expectScalarInt(*hi, "the end of a reduction index's range"))
       return Type::error();
+    // The op's loops are a box: a range cannot vary with an index around it
+    // (it was "internal error: no value for 'i'").
+    std::vector<IndexVarDecl> outer;
+    for (auto &known : indexInfo) {
+      outer.emplace_back();
+      outer.back().name = known.first().str();
+    }
+    if (mentions(*hi, outer)) {
+      diags.error(hi->loc, "the range of a reduction index cannot depend on an "
+                           "index of the expression around it; compute each "
+                           "element in a 'parallel for' body instead");
+      return Type::error();
+    }
     ranges.back() = rangeExtent(*lo, *hi, hi->loc);
   }
   pushScope();
@@ -473,6 +488,20 @@ Type Checker::checkIndex(IndexExpr &e) {
         info.extent = d;
         info.useLoc = ref->loc;
         info.tensorType = base.str();
+        continue;
+      }
+      // A reduction's written range may cover part of what it subscripts
+      // (`sum(k in 0..j) L[j, k]`, a triangular solve): the read is checked,
+      // and the range stays the written one.
+      if (info.tensorType.empty() && info.useLoc.isValid()) {
+        if (info.extent.isStatic() && d.isStatic() && info.extent.size > d.size) {
+          diags.error(ref->loc, "index '" + ref->name + "' runs over 0.." +
+                                    info.extent.str() + " but subscripts dimension " +
+                                    Twine(i) + " of " + base.str());
+          diags.note(info.useLoc, "'" + ref->name + "' runs over 0.." +
+                                      info.extent.str() + " here");
+          return Type::error();
+        }
         continue;
       }
       if (!info.extent.compatible(d)) {

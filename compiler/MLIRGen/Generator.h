@@ -61,9 +61,10 @@ struct IndexFrame {
   unsigned numShaped = 0;
   /// Loops whose range is written out (`max(di in 0..2)`).
   llvm::SmallVector<bool> explicitRange;
-  /// For a parallel for generated as index notation: the extent of each of
-  /// its loops (the leading ones). A tensor read directly at such a loop is
-  /// read through its first `extent` rows, which may be fewer than it has.
+  /// For a parallel for generated as index notation, the extent of each of
+  /// its loops (the leading ones), and of a reduction's written ranges (null
+  /// for other loops). A tensor read directly at such a loop is read
+  /// through its first `extent` rows, which may be fewer than it has.
   llvm::SmallVector<mlir::Value> loopExtents;
   /// Those extents as Sema knows them: a tensor whose dimension is known to
   /// be the same (`n in 0..N` reading `x: f32[N, C]`) is read whole.
@@ -194,10 +195,11 @@ private:
                      llvm::SmallVectorImpl<mlir::AffineMap> &maps,
                      llvm::SmallVectorImpl<const Expr *> &inputExprs);
   bool addWrittenRanges(const ReduceExpr &root, unsigned first,
-                        IndexFrame &frame, Env &env,
+                        IndexFrame &frame,
                         llvm::SmallVectorImpl<mlir::Value> &inputs,
                         llvm::SmallVectorImpl<mlir::AffineMap> &maps,
                         llvm::SmallVectorImpl<const Expr *> &inputExprs);
+  bool addWrittenExtents(const ReduceExpr &root, IndexFrame &frame, Env &env);
   bool addRangeCarriers(Expr &e, IndexFrame &frame, Env &env,
                         llvm::SmallVectorImpl<mlir::Value> &inputs,
                         llvm::SmallVectorImpl<mlir::AffineMap> &maps,

@@ -811,6 +811,18 @@ mlir::Value Generator::genTensorLit(TensorLitExpr &e) {
 /// `grad` handle as a whole (a parallel_for with an op inside its body is
 /// opaque to them). The loop variables become that op's indices, and the
 /// loops' extents its result's shape. Null when the loop is not of that form.
+/// Whether `e` reads one of the loop variables `dims`.
+static bool mentionsLoop(Expr &e, llvm::ArrayRef<std::string> dims) {
+  bool found = false;
+  std::function<void(Expr &)> walk = [&](Expr &x) {
+    if (auto *ref = llvm::dyn_cast<VarRefExpr>(&x))
+      found |= ref->varKind == VarKind::LoopVar && llvm::is_contained(dims, ref->name);
+    forEachExprChild(x, walk);
+  };
+  walk(e);
+  return found;
+}
+
 mlir::Value Generator::genParallelForAsIndexGen(ParallelForExpr &e, Env &env) {
   if (e.reduce != LoopReduce::None || e.body.size() != 1 ||
       !llvm::isa<YieldStmt>(e.body.front().get()))
@@ -835,6 +847,11 @@ mlir::Value Generator::genParallelForAsIndexGen(ParallelForExpr &e, Env &env) {
       for (const IndexVarDecl &v : r->indices)
         clash |= llvm::is_contained(dims, v.name);
       clash |= r != root;
+      // A written range that varies with a loop (`sum(k in 0..i)`, a
+      // triangle) is no box of loops.
+      for (const ExprPtr &hi : r->uppers)
+        if (hi)
+          clash |= mentionsLoop(*hi, dims);
       inReduce = true;
     }
     if (auto *ref = llvm::dyn_cast<VarRefExpr>(&x))

@@ -190,7 +190,7 @@ bool Generator::safeSubscript(const IndexExpr &e, unsigned d,
                    frame.dims.begin();
     bool same = dim < frame.loopDims.size() && !has.isDynamic() &&
                 has == frame.loopDims[dim];
-    return dim >= frame.loopExtents.size() || same;
+    return dim >= frame.loopExtents.size() || !frame.loopExtents[dim] || same;
   }
   case SubscriptKind::Constant:
     return has.isStatic();
@@ -364,7 +364,7 @@ bool Generator::collectAccess(IndexExpr &e, IndexFrame &frame, Env &env,
       const Dim &has = e.base->type.shape[d];
       bool same = dim < frame.loopDims.size() && !has.isDynamic() &&
                   has == frame.loopDims[dim];
-      if (dim < frame.loopExtents.size() && !same) {
+      if (dim < frame.loopExtents.size() && frame.loopExtents[dim] && !same) {
         loopRows[d] = frame.loopExtents[dim];
         slice = true;
         index = mlir::arith::SubIOp::create(
@@ -648,7 +648,7 @@ bool Generator::collectInputs(Expr &e, IndexFrame &frame, Env &env,
 /// A written range `k in 0..n` of a reduction index (loop `first + k`): an
 /// empty tensor of n elements carries it (0 where n is negative).
 bool Generator::addWrittenRanges(
-    const ReduceExpr &root, unsigned first, IndexFrame &frame, Env &env,
+    const ReduceExpr &root, unsigned first, IndexFrame &frame,
     llvm::SmallVectorImpl<mlir::Value> &inputs,
     llvm::SmallVectorImpl<mlir::AffineMap> &maps,
     llvm::SmallVectorImpl<const Expr *> &inputExprs) {
@@ -658,23 +658,45 @@ bool Generator::addWrittenRanges(
     mlir::Location l = loc(hi->loc);
     // A literal extent is static: grad solves windows as wide as their
     // stride only where it knows the window's extent.
-    if (auto *lit = llvm::dyn_cast<IntLitExpr>(hi.get())) {
-      int64_t size = std::max<int64_t>(static_cast<int64_t>(lit->value), 0);
+    const Dim &d = frame.loopDims[first + k];
+    if (d.isStatic())
       inputs.push_back(mlir::tensor::EmptyOp::create(
-          builder, l, llvm::ArrayRef<int64_t>{size}, builder.getF32Type()));
-    } else {
-      mlir::Value n = gen(*hi, env);
-      if (!n)
-        return false;
-      mlir::Value zero = mlir::arith::ConstantIndexOp::create(builder, l, 0);
-      n = mlir::arith::MaxSIOp::create(builder, l, toIndex(n, l), zero);
+          builder, l, llvm::ArrayRef<int64_t>{d.size}, builder.getF32Type()));
+    else
       inputs.push_back(mlir::tensor::EmptyOp::create(
           builder, l, llvm::ArrayRef<int64_t>{mlir::ShapedType::kDynamic},
-          builder.getF32Type(), mlir::ValueRange{n}));
-    }
+          builder.getF32Type(), mlir::ValueRange{frame.loopExtents[first + k]}));
     maps.push_back(mlir::AffineMap::get(
         frame.dims.size(), 0, builder.getAffineDimExpr(first + k), &ctx));
     inputExprs.push_back(nullptr);
+  }
+  return true;
+}
+
+/// The extents of a reduction's written ranges (`k in 0..n`), as the
+/// frame's loop extents: a tensor read directly at such an index is read
+/// through its first n elements along it, which may be fewer than it has
+/// (`sum(k in 0..j) L[j, k]`). False after an error.
+bool Generator::addWrittenExtents(const ReduceExpr &root, IndexFrame &frame, Env &env) {
+  unsigned first = frame.dims.size() - root.indices.size();
+  frame.loopExtents.resize(frame.dims.size());
+  frame.loopDims.resize(frame.dims.size(), Dim::getDynamic(SMLoc()));
+  for (auto [k, hi] : llvm::enumerate(root.uppers)) {
+    if (!hi)
+      continue;
+    mlir::Location l = loc(hi->loc);
+    if (auto *lit = llvm::dyn_cast<IntLitExpr>(hi.get())) {
+      int64_t size = std::max<int64_t>(static_cast<int64_t>(lit->value), 0);
+      frame.loopExtents[first + k] = mlir::arith::ConstantIndexOp::create(builder, l, size);
+      frame.loopDims[first + k] = Dim::getStatic(size, hi->loc);
+      continue;
+    }
+    mlir::Value n = gen(*hi, env);
+    if (!n)
+      return false;
+    mlir::Value zero = mlir::arith::ConstantIndexOp::create(builder, l, 0);
+    frame.loopExtents[first + k] =
+        mlir::arith::MaxSIOp::create(builder, l, toIndex(n, l), zero);
   }
   return true;
 }
@@ -711,10 +733,13 @@ mlir::Value Generator::genIndexGen(llvm::ArrayRef<std::string> parallelDims,
   llvm::SmallVector<mlir::Value> inputs;
   llvm::SmallVector<mlir::AffineMap> maps;
   llvm::SmallVector<const Expr *> inputExprs;
+  bool written = root && llvm::any_of(root->uppers, [](auto &hi) { return hi != nullptr; });
+  if (written && !addWrittenExtents(*root, frame, env))
+    return nullptr;
   if (!collectInputs(body, frame, env, inputs, maps, inputExprs))
     return nullptr;
-  if (root && !addWrittenRanges(*root, parallelDims.size(), frame, env,
-                                inputs, maps, inputExprs))
+  if (written && !addWrittenRanges(*root, parallelDims.size(), frame, inputs,
+                                   maps, inputExprs))
     return nullptr;
   if (shapeSource) {
     llvm::SmallVector<mlir::AffineExpr> dimsOfSource;
