@@ -246,9 +246,14 @@ Type Checker::checkReduceBuiltin(CallExpr &e) {
     return Type::error();
   Expr &a = *e.args[0].value;
   if (!a.type.isTensor || !isNumericKind(a.type.elem)) {
+    // A mask (numpy's count_nonzero, any, all) is converted first: index
+    // notation does not reduce i1 either.
+    bool mask = a.type.isTensor && a.type.elem == ElemKind::I1;
     diags.error(a.loc, "'" + name + "' of one argument reduces a numeric "
                            "tensor, not " + a.type.str() +
-                           "; for index notation write " + name + "(i) x[i]");
+                           (mask ? "; convert the mask first, e.g. " + name +
+                                       "(i64(...))"
+                                 : "; for index notation write " + name + "(i) x[i]"));
     return Type::error();
   }
   return a.type.elementType();
