@@ -252,6 +252,11 @@ void Checker::checkBlock(StmtList &body, bool isFunctionBody,
         diags.error(s.loc, isParallelBody
                                ? "'yield' must be the last statement of the "
                                  "parallel loop body"
+                           : parallelDepth > 0
+                               ? "'yield' must be the last statement of the "
+                                 "'parallel for' body, not inside an 'if' or "
+                                 "'for' in it: set a variable there and yield "
+                                 "it at the end"
                                : "'yield' outside of a 'parallel for' body");
         check(*y->value);
         reportedMisplaced |= isParallelBody;
