@@ -804,13 +804,6 @@ mlir::Value Generator::genTensorLit(TensorLitExpr &e) {
       builder, loc(e.loc), mlir::DenseElementsAttr::get(type, values));
 }
 
-/// A body of nothing but `yield` of an expression with a reduction over the
-/// loops' values (a convolution: `parallel for n, k, y, x { yield sum(c, dy,
-/// dx) w[k, c, dy, dx] * img[n, c, y + dy, x + dx] }`) is index notation
-/// over the loops: one index_gen with affine maps, which fusion, tiling and
-/// `grad` handle as a whole (a parallel_for with an op inside its body is
-/// opaque to them). The loop variables become that op's indices, and the
-/// loops' extents its result's shape. Null when the loop is not of that form.
 /// Whether `e` reads one of the loop variables `dims`.
 static bool mentionsLoop(Expr &e, llvm::ArrayRef<std::string> dims) {
   bool found = false;
@@ -823,6 +816,13 @@ static bool mentionsLoop(Expr &e, llvm::ArrayRef<std::string> dims) {
   return found;
 }
 
+/// A body of nothing but `yield` of an expression with a reduction over the
+/// loops' values (a convolution: `parallel for n, k, y, x { yield sum(c, dy,
+/// dx) w[k, c, dy, dx] * img[n, c, y + dy, x + dx] }`) is index notation
+/// over the loops: one index_gen with affine maps, which fusion, tiling and
+/// `grad` handle as a whole (a parallel_for with an op inside its body is
+/// opaque to them). The loop variables become that op's indices, and the
+/// loops' extents its result's shape. Null when the loop is not of that form.
 mlir::Value Generator::genParallelForAsIndexGen(ParallelForExpr &e, Env &env) {
   if (e.reduce != LoopReduce::None || e.body.size() != 1 ||
       !llvm::isa<YieldStmt>(e.body.front().get()))
