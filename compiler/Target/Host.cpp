@@ -1,5 +1,6 @@
 //===- Host.cpp - The host's LLVM: IR, objects, executables, the JIT -------===//
 #include "compiler/Target/Host.h"
+#include "compiler/Target/CPU/SplitWideMaskedLoads.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/ExecutionEngine/ExecutionEngine.h"
@@ -112,14 +113,20 @@ std::function<llvm::Error(llvm::Module *)>
 makeHostTransformer(unsigned optLevel, llvm::TargetMachine *tm,
                     bool mergeFunctions) {
   auto optimize = makeOptimizingTransformer(optLevel, 0, tm);
-  return [optimize, mergeFunctions](llvm::Module *m) {
+  return [optimize, mergeFunctions, tm](llvm::Module *m) -> llvm::Error {
     hoistStaticAllocas(*m);
     // Kernels inlined at several places with the same shapes are outlined
     // into equal parallel loop bodies (the digits CNN's forward pass for
     // its training and test rows): one copy is optimized and compiled.
     if (mergeFunctions)
       mergeEqualFunctions(*m);
-    return optimize(m);
+    if (llvm::Error e = optimize(m))
+      return e;
+    // After the optimizer, which makes the masks the X86 back end gets
+    // wrong (SplitWideMaskedLoads.h).
+    if (tm && tm->getTargetTriple().isX86())
+      splitWideMaskedLoads(*m, *tm);
+    return llvm::Error::success();
   };
 }
 
