@@ -136,6 +136,10 @@ void buildCPUTilingPipeline(OpPassManager &pm,
   pm.addNestedPass<func::FuncOp>(
       createVectorize({options.vectorWidth, options.contractionRows,
                        options.contractionKBlock}));
+  // The subset hoisting below and bufferization compare slices: not
+  // through the sizes of loop-carried tensors (tdsl-remove-size-barriers
+  // takes the barriers out after bufferization).
+  pm.addNestedPass<func::FuncOp>(createHideLoopCarriedSizes());
   // Keeps vector accumulators in registers across reduction loops (code
   // motion first: a masked accumulator's mask is computed in the loop), then
   // reduces their lanes after the loop.
@@ -154,6 +158,7 @@ void buildCPUBufferizePipeline(OpPassManager &pm) {
                   "one-shot-bufferize{bufferize-function-boundaries "
                   "function-boundary-type-conversion=identity-layout-map "
                   "allow-return-allocs-from-loops}");
+  pm.addNestedPass<func::FuncOp>(createRemoveSizeBarriers());
   pm.addNestedPass<func::FuncOp>(createMergeExclusiveAllocs());
   // A function that returns its argument on one path returns a clone of it
   // there (recursive functions: the others are inlined).
@@ -242,12 +247,15 @@ void buildCUDATilingPipeline(OpPassManager &pm,
                              const CUDAPipelineOptions &options) {
   pm.addPass(createGPUTile(tilingOf(options)));
   addUpstream(pm, "canonicalize,cse");
+  pm.addNestedPass<func::FuncOp>(createHideLoopCarriedSizes());
 }
 
 void buildCUDABufferizePipeline(OpPassManager &pm) {
   addUpstream(pm, "one-shot-bufferize{bufferize-function-boundaries "
                   "function-boundary-type-conversion=identity-layout-map "
-                  "allow-return-allocs-from-loops},canonicalize");
+                  "allow-return-allocs-from-loops}");
+  pm.addNestedPass<func::FuncOp>(createRemoveSizeBarriers());
+  addUpstream(pm, "canonicalize");
   pm.addPass(createGPUPromoteBuffers());
   addUpstream(pm, "buffer-deallocation-pipeline,canonicalize,"
                   "convert-bufferization-to-memref");

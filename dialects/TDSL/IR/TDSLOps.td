@@ -523,6 +523,32 @@ def TDSL_SaveOp : TDSL_Op<"save", [MemoryEffects<[MemWrite]>]> {
 }
 
 //===----------------------------------------------------------------------===//
+// Code generation
+//===----------------------------------------------------------------------===//
+
+def TDSL_SizeBarrierOp : TDSL_Op<"size_barrier",
+    [Pure, SameOperandsAndResultType]> {
+  let summary = "an index that bound analyses take as unknown";
+  let description = [{
+    Its result is its operand. Value-bounds analyses (the
+    `ValueBoundsOpInterface` that bufferization asks whether two slices are
+    the same) do not look through it. `tdsl-hide-loop-carried-sizes` puts
+    it on the sizes of loop-carried tensors of run-time shape, whose bounds
+    those analyses would otherwise derive through every `scf.if` and loop
+    between the iteration argument and its yield, once per question;
+    `tdsl-remove-size-barriers` takes it out after bufferization.
+
+    ```mlir
+    %d = tensor.dim %acc, %c0 : tensor<?x?xf32>
+    %s = tdsl.size_barrier %d
+    ```
+  }];
+  let arguments = (ins Index:$input);
+  let results = (outs Index:$result);
+  let assemblyFormat = "$input attr-dict";
+}
+
+//===----------------------------------------------------------------------===//
 // Processes (MPI collectives)
 //===----------------------------------------------------------------------===//
 
