@@ -77,6 +77,46 @@ Value truncToF32RoundToOdd(OpBuilder &b, Location loc, Value v) {
       b, loc, f32, arith::SelectOp::create(b, loc, inexact, odd, bits));
 }
 
+/// An integer (`isUnsigned`: as unsigned) rounded to f32 to odd: the f32
+/// toward zero with its last bit set when inexact, so that rounding that to
+/// f16 or bf16 rounds once (i64 -> f32 -> bf16 rounded twice, to the even
+/// neighbour on a tie the first rounding made). Converting back is exact
+/// below 2^63 (2^64), which only a value rounded up reaches.
+Value intToF32RoundToOdd(OpBuilder &b, Location loc, Value v, bool isUnsigned) {
+  Type f32 = b.getF32Type(), i32 = b.getI32Type(), type = v.getType();
+  unsigned width = type.getIntOrFloatBitWidth();
+  Value f = isUnsigned ? (Value)arith::UIToFPOp::create(b, loc, f32, v)
+                       : (Value)arith::SIToFPOp::create(b, loc, f32, v);
+  Value limit = arith::ConstantOp::create(
+      b, loc, b.getF32FloatAttr(std::ldexp(1.0f, isUnsigned ? width : width - 1)));
+  Value beyond = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGE, f, limit);
+  Value safe = arith::SelectOp::create(
+      b, loc, beyond, arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0)), f);
+  Value back = isUnsigned ? (Value)arith::FPToUIOp::create(b, loc, type, safe)
+                          : (Value)arith::FPToSIOp::create(b, loc, type, safe);
+  Value zero = arith::ConstantOp::create(b, loc, b.getIntegerAttr(type, 0));
+  using P = arith::CmpIPredicate;
+  Value negative =
+      isUnsigned ? (Value)arith::ConstantOp::create(b, loc, b.getBoolAttr(false))
+                 : (Value)arith::CmpIOp::create(b, loc, P::slt, v, zero);
+  Value above = arith::CmpIOp::create(b, loc, isUnsigned ? P::ugt : P::sgt, back, v);
+  Value below = arith::CmpIOp::create(b, loc, isUnsigned ? P::ult : P::slt, back, v);
+  // Rounded away from zero: beyond the range, or past v in v's direction.
+  Value roundedUp = arith::OrIOp::create(
+      b, loc, beyond, arith::SelectOp::create(b, loc, negative, below, above));
+  Value inexact = arith::OrIOp::create(
+      b, loc, beyond, arith::CmpIOp::create(b, loc, P::ne, back, v));
+  Value bits = arith::BitcastOp::create(b, loc, i32, f);
+  auto c = [&](int32_t x) {
+    return arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(x));
+  };
+  Value towardZero = arith::SelectOp::create(
+      b, loc, roundedUp, arith::SubIOp::create(b, loc, bits, c(1)), bits);
+  Value odd = arith::OrIOp::create(b, loc, towardZero, c(1));
+  return arith::BitcastOp::create(
+      b, loc, f32, arith::SelectOp::create(b, loc, inexact, odd, bits));
+}
+
 /// A float converted to an integer type `dst`, rounded toward zero and
 /// saturated as LLVM's fptosi.sat: NaN gives 0, a value beyond the range
 /// the type's bound. arith.fptosi leaves those undefined, and a constant
@@ -122,8 +162,9 @@ Value convertScalar(OpBuilder &b, Location loc, Value v, Type from, Type to) {
   bool dstUnsigned = isUnsignedInt(to);
   if (isa<IndexType>(src)) {
     if (isa<FloatType>(dst))
-      return arith::SIToFPOp::create(
-          b, loc, dst, arith::IndexCastOp::create(b, loc, b.getI64Type(), v));
+      return convertScalar(b, loc,
+                           arith::IndexCastOp::create(b, loc, b.getI64Type(), v),
+                           b.getI64Type(), to);
     return dstUnsigned ? (Value)arith::IndexCastUIOp::create(b, loc, dst, v)
                        : (Value)arith::IndexCastOp::create(b, loc, dst, v);
   }
@@ -151,6 +192,10 @@ Value convertScalar(OpBuilder &b, Location loc, Value v, Type from, Type to) {
     return arith::TruncIOp::create(b, loc, dst, v);
   }
   // dst is a float.
+  if (isa<IntegerType>(src) && dst.getIntOrFloatBitWidth() == 16 &&
+      src.getIntOrFloatBitWidth() > 8)
+    return arith::TruncFOp::create(b, loc, dst,
+                                   intToF32RoundToOdd(b, loc, v, srcUnsigned));
   if (isa<IntegerType>(src))
     return srcUnsigned ? (Value)arith::UIToFPOp::create(b, loc, dst, v)
                        : (Value)arith::SIToFPOp::create(b, loc, dst, v);
