@@ -92,17 +92,42 @@ StatusOr<std::string> readFile(const char *path) {
   return text;
 }
 
-/// A field's number: as a double, and exactly when it is an integer that
-/// fits in 64 bits (a double holds integers exactly only up to 2^53).
+/// A field's number: as a double, and exactly when it is written as an
+/// integer (digits, perhaps followed by `.` and zeros) that fits in 64 bits
+/// (a double holds integers exactly only up to 2^53). `tooBig`: written as
+/// an integer beyond 64 bits; `exact` is then its text's index in the
+/// parse's list of such texts.
 struct Number {
   double value;
   bool isInt;
+  bool tooBig;
   int64_t exact;
 };
 
+/// Whether `field` is written as an integer: a sign, digits, and perhaps
+/// `.` and zeros, between blanks. `digits` gets the sign and digits.
+bool isIntegerText(const std::string &field, std::string &digits) {
+  size_t b = field.find_first_not_of(" \t"), e = field.find_last_not_of(" \t");
+  if (b == std::string::npos)
+    return false;
+  std::string t = field.substr(b, e - b + 1);
+  size_t dot = t.find('.');
+  if (dot != std::string::npos) {
+    if (t.find_first_not_of('0', dot + 1) != std::string::npos)
+      return false;
+    t.resize(dot);
+  }
+  size_t first = !t.empty() && (t[0] == '-' || t[0] == '+') ? 1 : 0;
+  if (t.size() == first || t.find_first_not_of("0123456789", first) != std::string::npos)
+    return false;
+  digits = t;
+  return true;
+}
+
 /// Parses `text` into rows of numbers; `lines` gets each row's line.
 Status parse(const std::string &text, std::vector<Number> &values,
-             std::vector<int64_t> &lines, int64_t &rows, int64_t &cols) {
+             std::vector<int64_t> &lines, std::vector<std::string> &bigTexts,
+             int64_t &rows, int64_t &cols) {
   rows = 0;
   cols = -1;
   size_t pos = 0;
@@ -134,13 +159,21 @@ Status parse(const std::string &text, std::vector<Number> &values,
                                     "number",
                                     (long long)line, (long long)count + 1,
                                     field.c_str()));
-      errno = 0;
-      char *intStop = nullptr;
-      long long exact = std::strtoll(b, &intStop, 10);
-      while (intStop && (*intStop == ' ' || *intStop == '\t'))
-        ++intStop;
-      bool isInt = intStop != b && !*intStop && errno == 0;
-      values.push_back({v, isInt, isInt ? int64_t(exact) : 0});
+      std::string digits;
+      Number number{v, false, false, 0};
+      if (isIntegerText(field, digits)) {
+        errno = 0;
+        long long exact = std::strtoll(digits.c_str(), nullptr, 10);
+        if (errno == ERANGE) {
+          number.tooBig = true;
+          number.exact = int64_t(bigTexts.size());
+          bigTexts.push_back(digits);
+        } else {
+          number.isInt = true;
+          number.exact = exact;
+        }
+      }
+      values.push_back(number);
       ++count;
       if (comma == std::string::npos)
         break;
@@ -163,7 +196,8 @@ Status parse(const std::string &text, std::vector<Number> &values,
 /// Stores `v` as element `i` of a buffer of `dtype`; the value was read at
 /// `line`, `column` of the file.
 Status store(void *data, int64_t i, int32_t dtype, const Number &n,
-             int64_t line, int64_t column) {
+             const std::vector<std::string> &bigTexts, int64_t line,
+             int64_t column) {
   double v = n.value;
   auto where = [&] {
     return format("line %lld, column %lld: ", (long long)line,
@@ -178,14 +212,20 @@ Status store(void *data, int64_t i, int32_t dtype, const Number &n,
     return Status();
   case TDSL_I32:
   case TDSL_I64: {
-    if (n.isInt && (dtype == TDSL_I64 || (n.exact >= INT32_MIN &&
-                                          n.exact <= INT32_MAX))) {
+    if (n.isInt) {
+      if (dtype == TDSL_I32 && (n.exact < INT32_MIN || n.exact > INT32_MAX))
+        return Status::error(where() + format("%lld is out of the range of i32",
+                                              (long long)n.exact));
       if (dtype == TDSL_I32)
         static_cast<int32_t *>(data)[i] = int32_t(n.exact);
       else
         static_cast<int64_t *>(data)[i] = n.exact;
       return Status();
     }
+    if (n.tooBig)
+      return Status::error(where() + format("%s is out of the range of %s",
+                                            bigTexts[n.exact].c_str(),
+                                            dtypeName(dtype).c_str()));
     double limit = dtype == TDSL_I32 ? 2147483648.0 : 9223372036854775808.0;
     if (v != std::floor(v) || v < -limit || v >= limit)
       return Status::error(
@@ -218,13 +258,14 @@ Status tdsl::rt::loadCsv(const char *path, int32_t dtype, int64_t *sizesOut,
     return prefixed(text.status());
   std::vector<Number> values;
   std::vector<int64_t> lines;
+  std::vector<std::string> bigTexts;
   int64_t rows, cols;
-  if (Status s = parse(*text, values, lines, rows, cols); !s.ok())
+  if (Status s = parse(*text, values, lines, bigTexts, rows, cols); !s.ok())
     return prefixed(s);
   StatusOr<void *> data = allocate(rows * cols * tdsl_dtype_size(dtype));
   TDSL_TRY(data.status());
   for (int64_t i = 0; i < rows * cols; ++i)
-    if (Status s = store(*data, i, dtype, values[i], lines[i / cols],
+    if (Status s = store(*data, i, dtype, values[i], bigTexts, lines[i / cols],
                          i % cols + 1);
         !s.ok()) {
       tdsl_free(*data);
