@@ -1,6 +1,8 @@
 //===- Lexer.cpp - Turns .tdsl source text into tokens --------------------===//
 #include "compiler/Frontend/Lexer.h"
 
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSwitch.h"
 #include "llvm/Support/MemoryBuffer.h"
 
@@ -57,7 +59,19 @@ Token Lexer::makeToken(TokenKind kind, const char *start) {
   tok.spelling = llvm::StringRef(start, cur - start);
   tok.newlineBefore = sawNewline;
   sawNewline = false;
+  codeOnLine = true;
   return tok;
+}
+
+/// Whether a comment's text after `//` reads as the divisor of numpy's
+/// integer division (`n // 2`, `(a // k)`): one number or name, then only
+/// closing brackets.
+static bool looksLikeDivisor(llvm::StringRef text) {
+  text = text.trim(" \t\r").rtrim(")] \t");
+  return !text.empty() && text.size() <= 32 &&
+         llvm::all_of(text, [](char c) {
+           return llvm::isAlnum(c) || c == '_' || c == '.';
+         });
 }
 
 void Lexer::skipWhitespaceAndComments() {
@@ -66,12 +80,19 @@ void Lexer::skipWhitespaceAndComments() {
     char c = *cur;
     if (c == '\n') {
       sawNewline = true;
+      codeOnLine = false;
       ++cur;
     } else if (c == ' ' || c == '\t' || c == '\r') {
       ++cur;
     } else if (c == '/' && cur + 1 != end && cur[1] == '/') {
+      const char *start = cur;
       while (cur != end && *cur != '\n')
         ++cur;
+      if (codeOnLine && looksLikeDivisor(llvm::StringRef(start + 2, cur - start - 2)))
+        diags.warning(llvm::SMLoc::getFromPointer(start),
+                      "'//' starts a comment, and the rest of the line is "
+                      "ignored: integer division is '/', which rounds "
+                      "toward zero");
     } else {
       return;
     }

@@ -30,6 +30,8 @@ private:
   llvm::StringRef buffer;
   const char *cur;
   bool sawNewline = false;
+  /// Whether a token was read on the current line (a comment after code).
+  bool codeOnLine = false;
 };
 
 } // namespace tdsl

@@ -222,6 +222,16 @@ Type Checker::checkBinaryBuiltin(CallExpr &e) {
   Expr &a = *e.args[0].value, &b = *e.args[1].value;
   if (a.type.isModel() || b.type.isModel())
     return checkModelOperands(a, b, e.loc, "'" + name.str() + "'");
+  // An integer argument, before unifying it with a float literal (which
+  // said the literal cannot be an integer).
+  for (Expr *arg : {&a, &b})
+    if (isPow && !isLiteralKind(arg->type.elem) && !isFloatKind(arg->type.elem) &&
+        !arg->type.isError()) {
+      diags.error(e.loc, "'pow' needs floating-point arguments, not " +
+                             a.type.str() + " and " + b.type.str() +
+                             ": convert first, as in pow(f32(x), 2.0)");
+      return Type::error();
+    }
   ElemKind elem;
   if (!unifyElem(a, b, elem, e.loc, "'" + name.str() + "'"))
     return Type::error();
