@@ -60,7 +60,7 @@ bool tdsl::loadImports(DiagEngine &diags, Program &program,
     for (const std::string &dir : searchPath) {
       llvm::SmallString<256> path(dir);
       llvm::sys::path::append(path, imp.name + ".tdsl");
-      if (llvm::sys::fs::exists(path)) {
+      if (llvm::sys::fs::is_regular_file(path)) {
         found = path.str().str();
         break;
       }
@@ -73,6 +73,18 @@ bool tdsl::loadImports(DiagEngine &diags, Program &program,
       diags.error(imp.loc, "cannot find module '" + imp.name +
                                "' (looked for " + imp.name + ".tdsl in " +
                                (dirs.empty() ? "no directory" : dirs) + ")");
+      // The importing file's directory is not on the path (section 11).
+      llvm::StringRef importer =
+          srcMgr.getMemoryBuffer(srcMgr.FindBufferContainingLoc(imp.loc))
+              ->getBufferIdentifier();
+      llvm::SmallString<256> beside(llvm::sys::path::parent_path(importer));
+      llvm::sys::path::append(beside, imp.name + ".tdsl");
+      if (llvm::sys::fs::is_regular_file(beside)) {
+        llvm::StringRef dir = llvm::sys::path::parent_path(importer);
+        diags.note(imp.loc, "there is a " + imp.name + ".tdsl beside this "
+                            "file, but only the search path is searched: "
+                            "add -I " + (dir.empty() ? "." : dir));
+      }
       continue;
     }
     std::string included;
