@@ -1149,6 +1149,11 @@ Type Checker::checkCall(CallExpr &e) {
     return Type::error();
   }
   diags.error(e.loc, "call to undeclared function '" + e.callee + "'");
+  // A name passed to it counts as used (no "never used" beside the error).
+  for (CallArg &a : e.args)
+    if (auto *ref = llvm::dyn_cast_or_null<VarRefExpr>(a.value.get()))
+      if (VarInfo *v = lookup(ref->name))
+        v->used = true;
   // An imported module's function is called by its qualified name.
   for (const auto &module : importedModules)
     if (functions.lookup((module.getKey() + "." + e.callee).str())) {
