@@ -641,15 +641,23 @@ struct VectorizePass : tdsl::impl::VectorizeBase<VectorizePass> {
         sizes.clear();
       // Vectors of i1 are bit masks in LLVM while buffers of i1 hold a byte
       // per element: a vectorized load or store of them reads or writes the
-      // wrong bytes, so ops on i1 tensors stay scalar.
+      // wrong bytes, so ops on i1 tensors stay scalar, and so do ops whose
+      // body reads one (a gather at subscripts that fold to consecutive
+      // ones became a load of a bit mask: `m[i % 3]` of a constant mask).
       // Vectors of bf16 have no x86 instructions without AVX512-BF16, and
       // LLVM 22 cannot legalize several of their ops (min, max, reductions:
       // "Do not know how to soft promote this operator's operand"): scalar
       // bf16 code is promoted to f32 op by op instead.
-      if (llvm::any_of(targetOp->getOperandTypes(), [](Type t) {
-            Type e = getElementTypeOrSelf(t);
-            return e.isInteger(1) || e.isBF16();
-          }))
+      auto scalarOnly = [](Type t) {
+        Type e = getElementTypeOrSelf(t);
+        return e.isInteger(1) || e.isBF16();
+      };
+      if (llvm::any_of(targetOp->getOperandTypes(), scalarOnly) ||
+          targetOp->walk([&](tensor::ExtractOp read) {
+                    return scalarOnly(read.getTensor().getType())
+                               ? WalkResult::interrupt()
+                               : WalkResult::advance();
+                  }).wasInterrupted())
         continue;
       // A reduction loop along which the body reads no input (a fill folded
       // into it: sum(ones(...)), or only broadcast scalars: the sum of
