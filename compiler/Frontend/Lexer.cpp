@@ -64,14 +64,12 @@ Token Lexer::makeToken(TokenKind kind, const char *start) {
 }
 
 /// Whether a comment's text after `//` reads as the divisor of numpy's
-/// integer division (`n // 2`, `(a // k)`): one number or name, then only
-/// closing brackets.
+/// integer division (`n // 2`, `(a // 4)`): one number, then only closing
+/// brackets. (A name would be taken for a one-word comment: `// f64`.)
 static bool looksLikeDivisor(llvm::StringRef text) {
   text = text.trim(" \t\r").rtrim(")] \t");
   return !text.empty() && text.size() <= 32 &&
-         llvm::all_of(text, [](char c) {
-           return llvm::isAlnum(c) || c == '_' || c == '.';
-         });
+         llvm::all_of(text, [](char c) { return llvm::isDigit(c) || c == '.'; });
 }
 
 void Lexer::skipWhitespaceAndComments() {

@@ -304,6 +304,39 @@ void unmaskFloatMinMaxReductions(func::FuncOp fn) {
   }
 }
 
+/// The loops of `op` that `v`, computed in its body, depends on.
+static void dependsOnLoops(Value v, linalg::LinalgOp op, llvm::SmallBitVector &loops,
+                           unsigned depth = 0) {
+  Operation *def = v.getDefiningOp();
+  if (!def || !op->isProperAncestor(def) || depth > 16)
+    return;
+  if (auto index = dyn_cast<linalg::IndexOp>(def)) {
+    loops.set(index.getDim());
+    return;
+  }
+  for (Value operand : def->getOperands())
+    dependsOnLoops(operand, op, loops, depth + 1);
+}
+
+/// A read in `op`'s body of a tensor of lower rank than its loops, along
+/// the innermost loop only (`x[j]` in a loop over i, j): MLIR 22 vectorizes
+/// it as a contiguous row broadcast over the other loops, and under a mask
+/// gives that transfer_read the loops' mask shape, which does not verify.
+static bool isBroadcastRowRead(tensor::ExtractOp read, linalg::LinalgOp op) {
+  unsigned numLoops = op.getNumLoops();
+  if (read.getTensor().getType().getRank() >= (int64_t)numLoops ||
+      read.getIndices().empty())
+    return false;
+  for (auto [d, index] : llvm::enumerate(read.getIndices())) {
+    llvm::SmallBitVector loops(numLoops);
+    dependsOnLoops(index, op, loops);
+    bool last = d + 1 == read.getIndices().size();
+    if (last ? !(loops.count() == 1 && loops.test(numLoops - 1)) : loops.any())
+      return false;
+  }
+  return true;
+}
+
 /// Whether some reduction loop of `op` indexes none of the inputs its body
 /// reads.
 bool hasConstantReductionLoop(linalg::LinalgOp op) {
@@ -655,6 +688,18 @@ struct VectorizePass : tdsl::impl::VectorizeBase<VectorizePass> {
       if (llvm::any_of(targetOp->getOperandTypes(), scalarOnly) ||
           targetOp->walk([&](tensor::ExtractOp read) {
                     return scalarOnly(read.getTensor().getType())
+                               ? WalkResult::interrupt()
+                               : WalkResult::advance();
+                  }).wasInterrupted())
+        continue;
+      // A masked op (run-time sizes) whose body reads a tensor of lower
+      // rank than its loops (`parallel for i, j { yield x[j] }` with x of
+      // `?` size, which tdsl-raise-extracts leaves) stays scalar: MLIR 22
+      // gives that read a broadcasting transfer_read with a mask of the
+      // loops' shape, which does not verify (an internal error).
+      if (!sizes.empty() &&
+          targetOp->walk([&](tensor::ExtractOp read) {
+                    return isBroadcastRowRead(read, targetOp)
                                ? WalkResult::interrupt()
                                : WalkResult::advance();
                   }).wasInterrupted())
