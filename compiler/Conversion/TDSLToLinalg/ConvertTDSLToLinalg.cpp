@@ -51,21 +51,12 @@ bool isUnsignedInt(Type t) {
   return it && (it.isUnsigned() || it.getWidth() == 1);
 }
 
-/// f64 -> f32 rounded to odd: truncated toward zero, with the last bit set
-/// when inexact. Rounding that to bf16 to nearest gives the same as
-/// rounding the f64 directly (f32 keeps more than two extra bits), with no
-/// libcall: LLVM lowers f64 -> bf16 to __truncdfbf2, which no runtime here
-/// provides, and the GPU has no such instruction either.
-Value truncToF32RoundToOdd(OpBuilder &b, Location loc, Value v) {
-  Type f32 = b.getF32Type(), i32 = b.getI32Type();
-  Value f = arith::TruncFOp::create(b, loc, f32, v);
-  Value back = arith::ExtFOp::create(b, loc, v.getType(), f);
-  // Ordered: a NaN stays as it is.
-  Value inexact = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::ONE, back, v);
-  Value absBack = math::AbsFOp::create(b, loc, back);
-  Value absV = math::AbsFOp::create(b, loc, v);
-  Value roundedUp = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGT, absBack, absV);
-  Value bits = arith::BitcastOp::create(b, loc, i32, f);
+/// `f`, the f32 nearest to some value, rounded to odd instead: when
+/// `inexact`, the f32 toward zero from the value with its last bit set
+/// (`roundedUp`: f lies away from zero from the value).
+Value roundToOdd(OpBuilder &b, Location loc, Value f, Value inexact,
+                 Value roundedUp) {
+  Value bits = arith::BitcastOp::create(b, loc, b.getI32Type(), f);
   auto c = [&](int32_t x) {
     return arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(x));
   };
@@ -74,7 +65,24 @@ Value truncToF32RoundToOdd(OpBuilder &b, Location loc, Value v) {
       b, loc, roundedUp, arith::SubIOp::create(b, loc, bits, c(1)), bits);
   Value odd = arith::OrIOp::create(b, loc, towardZero, c(1));
   return arith::BitcastOp::create(
-      b, loc, f32, arith::SelectOp::create(b, loc, inexact, odd, bits));
+      b, loc, f.getType(), arith::SelectOp::create(b, loc, inexact, odd, bits));
+}
+
+/// f64 -> f32 rounded to odd: truncated toward zero, with the last bit set
+/// when inexact. Rounding that to bf16 to nearest gives the same as
+/// rounding the f64 directly (f32 keeps more than two extra bits), with no
+/// libcall: LLVM lowers f64 -> bf16 to __truncdfbf2, which no runtime here
+/// provides, and the GPU has no such instruction either.
+Value truncToF32RoundToOdd(OpBuilder &b, Location loc, Value v) {
+  Type f32 = b.getF32Type();
+  Value f = arith::TruncFOp::create(b, loc, f32, v);
+  Value back = arith::ExtFOp::create(b, loc, v.getType(), f);
+  // Ordered: a NaN stays as it is.
+  Value inexact = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::ONE, back, v);
+  Value absBack = math::AbsFOp::create(b, loc, back);
+  Value absV = math::AbsFOp::create(b, loc, v);
+  Value roundedUp = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGT, absBack, absV);
+  return roundToOdd(b, loc, f, inexact, roundedUp);
 }
 
 /// An integer (`isUnsigned`: as unsigned) rounded to f32 to odd: the f32
@@ -83,7 +91,7 @@ Value truncToF32RoundToOdd(OpBuilder &b, Location loc, Value v) {
 /// neighbour on a tie the first rounding made). Converting back is exact
 /// below 2^63 (2^64), which only a value rounded up reaches.
 Value intToF32RoundToOdd(OpBuilder &b, Location loc, Value v, bool isUnsigned) {
-  Type f32 = b.getF32Type(), i32 = b.getI32Type(), type = v.getType();
+  Type f32 = b.getF32Type(), type = v.getType();
   unsigned width = type.getIntOrFloatBitWidth();
   Value f = isUnsigned ? (Value)arith::UIToFPOp::create(b, loc, f32, v)
                        : (Value)arith::SIToFPOp::create(b, loc, f32, v);
@@ -106,15 +114,7 @@ Value intToF32RoundToOdd(OpBuilder &b, Location loc, Value v, bool isUnsigned) {
       b, loc, beyond, arith::SelectOp::create(b, loc, negative, below, above));
   Value inexact = arith::OrIOp::create(
       b, loc, beyond, arith::CmpIOp::create(b, loc, P::ne, back, v));
-  Value bits = arith::BitcastOp::create(b, loc, i32, f);
-  auto c = [&](int32_t x) {
-    return arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(x));
-  };
-  Value towardZero = arith::SelectOp::create(
-      b, loc, roundedUp, arith::SubIOp::create(b, loc, bits, c(1)), bits);
-  Value odd = arith::OrIOp::create(b, loc, towardZero, c(1));
-  return arith::BitcastOp::create(
-      b, loc, f32, arith::SelectOp::create(b, loc, inexact, odd, bits));
+  return roundToOdd(b, loc, f, inexact, roundedUp);
 }
 
 /// A float converted to an integer type `dst`, rounded toward zero and
