@@ -337,6 +337,37 @@ static bool isBroadcastRowRead(tensor::ExtractOp read, linalg::LinalgOp op) {
   return true;
 }
 
+/// Whether `op` must not be vectorized, `masked` or not.
+static bool staysScalar(linalg::LinalgOp op, bool masked) {
+  // Vectors of i1 are bit masks in LLVM while buffers of i1 hold a byte
+  // per element: a vectorized load or store of them reads or writes the
+  // wrong bytes, so ops on i1 tensors stay scalar, and so do ops whose body
+  // reads one (a gather at subscripts that fold to consecutive ones became
+  // a load of a bit mask: `m[i % 3]` of a constant mask).
+  // Vectors of bf16 have no x86 instructions without AVX512-BF16, and LLVM
+  // 22 cannot legalize several of their ops (min, max, reductions: "Do not
+  // know how to soft promote this operator's operand"): scalar bf16 code is
+  // promoted to f32 op by op instead.
+  auto scalarOnly = [](Type t) {
+    Type e = getElementTypeOrSelf(t);
+    return e.isInteger(1) || e.isBF16();
+  };
+  if (llvm::any_of(op->getOperandTypes(), scalarOnly))
+    return true;
+  // A masked op (run-time sizes) whose body reads a tensor of lower rank
+  // than its loops (`parallel for i, j { yield x[j] }` with x of `?` size,
+  // which tdsl-raise-extracts leaves): MLIR 22 gives that read a
+  // broadcasting transfer_read with a mask of the loops' shape, which does
+  // not verify (an internal error).
+  return op->walk([&](tensor::ExtractOp read) {
+             return scalarOnly(read.getTensor().getType()) ||
+                            (masked && isBroadcastRowRead(read, op))
+                        ? WalkResult::interrupt()
+                        : WalkResult::advance();
+           }).wasInterrupted();
+}
+
+
 /// Whether some reduction loop of `op` indexes none of the inputs its body
 /// reads.
 bool hasConstantReductionLoop(linalg::LinalgOp op) {
@@ -672,37 +703,7 @@ struct VectorizePass : tdsl::impl::VectorizeBase<VectorizePass> {
       auto targetOp = cast<linalg::LinalgOp>(target);
       if (!targetOp.hasDynamicShape())
         sizes.clear();
-      // Vectors of i1 are bit masks in LLVM while buffers of i1 hold a byte
-      // per element: a vectorized load or store of them reads or writes the
-      // wrong bytes, so ops on i1 tensors stay scalar, and so do ops whose
-      // body reads one (a gather at subscripts that fold to consecutive
-      // ones became a load of a bit mask: `m[i % 3]` of a constant mask).
-      // Vectors of bf16 have no x86 instructions without AVX512-BF16, and
-      // LLVM 22 cannot legalize several of their ops (min, max, reductions:
-      // "Do not know how to soft promote this operator's operand"): scalar
-      // bf16 code is promoted to f32 op by op instead.
-      auto scalarOnly = [](Type t) {
-        Type e = getElementTypeOrSelf(t);
-        return e.isInteger(1) || e.isBF16();
-      };
-      if (llvm::any_of(targetOp->getOperandTypes(), scalarOnly) ||
-          targetOp->walk([&](tensor::ExtractOp read) {
-                    return scalarOnly(read.getTensor().getType())
-                               ? WalkResult::interrupt()
-                               : WalkResult::advance();
-                  }).wasInterrupted())
-        continue;
-      // A masked op (run-time sizes) whose body reads a tensor of lower
-      // rank than its loops (`parallel for i, j { yield x[j] }` with x of
-      // `?` size, which tdsl-raise-extracts leaves) stays scalar: MLIR 22
-      // gives that read a broadcasting transfer_read with a mask of the
-      // loops' shape, which does not verify (an internal error).
-      if (!sizes.empty() &&
-          targetOp->walk([&](tensor::ExtractOp read) {
-                    return isBroadcastRowRead(read, targetOp)
-                               ? WalkResult::interrupt()
-                               : WalkResult::advance();
-                  }).wasInterrupted())
+      if (staysScalar(targetOp, /*masked=*/!sizes.empty()))
         continue;
       // A reduction loop along which the body reads no input (a fill folded
       // into it: sum(ones(...)), or only broadcast scalars: the sum of
