@@ -60,7 +60,7 @@ bool tdsl::loadImports(DiagEngine &diags, Program &program,
     for (const std::string &dir : searchPath) {
       llvm::SmallString<256> path(dir);
       llvm::sys::path::append(path, imp.name + ".tdsl");
-      if (llvm::sys::fs::is_regular_file(path)) {
+      if (llvm::sys::fs::exists(path)) {
         found = path.str().str();
         break;
       }
@@ -90,7 +90,10 @@ bool tdsl::loadImports(DiagEngine &diags, Program &program,
     std::string included;
     unsigned id = srcMgr.AddIncludeFile(found, imp.loc, included);
     if (!id) {
-      diags.error(imp.loc, "cannot read module '" + imp.name + "' from " + found);
+      diags.error(imp.loc, "cannot read module '" + imp.name + "' from " + found +
+                               (llvm::sys::fs::is_directory(found)
+                                    ? ": it is a directory"
+                                    : ""));
       continue;
     }
     auto module = parseBuffer(diags, id);
