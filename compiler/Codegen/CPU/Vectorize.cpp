@@ -522,9 +522,11 @@ struct VectorizePass : tdsl::impl::VectorizeBase<VectorizePass> {
     // vector, which walks the input with a stride of a row and, for rows
     // of a power of two, through a few cache sets (1024 x 1024 f32 took
     // 8 ms, 10x a blocked C loop).
+    // At most 16 rows: a wider --vector-width made tiles of 64 x 64, whose
+    // shuffles LLVM took a minute to compile (16-bit elements on AVX2).
     if (reduction.empty() && n >= 2 && outputInnerLoopIsLast(op))
       if (std::optional<unsigned> inner = transposedInputLoop(op))
-        sizes[*inner] = lanes;
+        sizes[*inner] = std::min<int64_t>(lanes, 16);
     return sizes;
   }
 
