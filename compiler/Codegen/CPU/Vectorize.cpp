@@ -360,7 +360,7 @@ static bool staysScalar(linalg::LinalgOp op, bool masked) {
   // broadcasting transfer_read with a mask of the loops' shape, which does
   // not verify (an internal error).
   return op->walk([&](tensor::ExtractOp read) {
-             return scalarOnly(read.getTensor().getType()) ||
+             return read.getType().isInteger(1) ||
                             (masked && isBroadcastRowRead(read, op))
                         ? WalkResult::interrupt()
                         : WalkResult::advance();
