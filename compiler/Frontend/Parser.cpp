@@ -52,8 +52,8 @@ void Parser::errorExpected(const llvm::Twine &what) {
   diags.error(loc, "expected " + what + ", found " + found);
   // What numpy users write where TDSL differs (section 12).
   if (tok().is(TokenKind::star) && pos > 0 &&
-           tokens[pos - 1].is(TokenKind::star) &&
-           tokens[pos - 1].getEndLoc() == tok().getLoc())
+      tokens[pos - 1].is(TokenKind::star) &&
+      tokens[pos - 1].getEndLoc() == tok().getLoc())
     diags.note(tokens[pos - 1].getLoc(), "there is no '**' operator: write "
                                          "pow(x, y) (or x * x)");
 }

@@ -55,10 +55,11 @@ static void splitLoad(IntrinsicInst *load, unsigned lanes, const DataLayout &dl)
   SmallVector<Value *> pieces;
   for (unsigned start = 0; start < type->getNumElements(); start += lanes) {
     Value *m = maskPiece(b, mask, start, lanes);
+    Value *passPiece =
+        b.CreateShuffleVector(passThru, createSequentialMask(start, lanes, 0));
     auto *constMask = dyn_cast<Constant>(m);
     if (constMask && constMask->isNullValue()) {
-      pieces.push_back(
-          b.CreateShuffleVector(passThru, createSequentialMask(start, lanes, 0)));
+      pieces.push_back(passPiece);
       continue;
     }
     Value *at = b.CreateConstInBoundsGEP1_64(eltType, ptr, start);
@@ -67,9 +68,7 @@ static void splitLoad(IntrinsicInst *load, unsigned lanes, const DataLayout &dl)
     if (constMask && constMask->isAllOnesValue())
       piece = b.CreateAlignedLoad(pieceType, at, pieceAlign);
     else
-      piece = b.CreateMaskedLoad(
-          pieceType, at, pieceAlign, m,
-          b.CreateShuffleVector(passThru, createSequentialMask(start, lanes, 0)));
+      piece = b.CreateMaskedLoad(pieceType, at, pieceAlign, m, passPiece);
     piece->copyMetadata(*load, {LLVMContext::MD_alias_scope,
                                 LLVMContext::MD_noalias, LLVMContext::MD_tbaa});
     pieces.push_back(piece);
