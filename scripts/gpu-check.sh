@@ -13,6 +13,10 @@
 #     bench/gpu/saxpy64m.tdsl (z = a*x + y over 64M f32) as cuda executables;
 #   - test/CUDA/Inputs/gpu_kernels.tdsl (every kernel form at awkward sizes)
 #     with tiles of 16, 8 and 32, and its numpy checker;
+#   - with scripts/gpu_cases.py (unless GPU_CHECK_CASES=0), every test
+#     program that runs on the CPU, as a cuda executable with its CPU output,
+#     and GPU_CHECK_FUZZ (150) random programs of the differential fuzzer
+#     with their reference outputs, under OUTDIR/cases;
 # copies libtdsl_runtime.so and libtbb.so.12 next to them (the executables'
 # rpath points at this build tree, missing over there), the output comparer
 # (test/CUDA/Inputs/compare_outputs.py) and writes OUTDIR/run.sh. An example
@@ -27,7 +31,8 @@
 # runs every example on the CPU and on the GPU and compares the printed
 # numbers (integers exactly, others within rtol 1e-4), checks the kernel
 # forms' results against numpy (when numpy is there), runs the benchmarks
-# with --profile-json and checks their results exactly, runs the same two
+# with --profile-json and checks their results exactly, runs the cases
+# (gpu_cases.py check), runs the same two
 # benchmarks in PyTorch (torch.matmul, fp32 without TF32, and y + 2 x, timed
 # with torch.cuda.Event), and prints a table of GFLOP/s and GB/s with ratios.
 # Logs, profiles and results.json go to RESULTDIR (default OUTDIR/results).
@@ -98,6 +103,14 @@ done
 # The profile rows of the timed lines ('where' is file:line:column).
 mm_line=$(grep -n 'C\[i, j\] = sum(k) A\[i, k\] \* B\[k, j\]' "$root/bench/gpu/matmul4096.tdsl" | cut -d: -f1)
 sx_line=$(grep -n 'z\[i\] = 2.0 \* x\[i\] + y\[i\]' "$root/bench/gpu/saxpy64m.tdsl" | cut -d: -f1)
+# The repository's test programs (against their CPU output) and random
+# programs of the differential fuzzer (against its reference interpreter).
+if [ "${GPU_CHECK_CASES:-1}" = 1 ]; then
+  /usr/bin/python3 "$root/scripts/gpu_cases.py" prepare "$out" "$tdslc" \
+    --fuzz-count "${GPU_CHECK_FUZZ:-150}" >> "$log" 2>&1 \
+    || echo "gpu-check.sh: gpu_cases.py prepare failed (see $log)" >&2
+  cp "$root/scripts/gpu_cases.py" "$out/"
+fi
 cp "$runtime" "$out/"
 cp -L "$tbb" "$out/libtbb.so.12"
 cp "$root/test/CUDA/Inputs/compare_outputs.py" "$out/"
@@ -123,7 +136,7 @@ R=$(cd "$R" && pwd)
 export LD_LIBRARY_PATH="$D${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 unset TDSL_PROFILE TDSL_PROFILE_JSON TDSL_CUDA_LIBRARY
 PY=$(command -v python3 || true)
-T="timeout 300"
+T="timeout 120"
 command -v timeout >/dev/null || T=
 fail=0
 nogpu=0
@@ -214,6 +227,15 @@ if [ -n "$PY" ] && "$PY" -c "import numpy" 2>/dev/null; then
   done
 else
   say "  skipped: no numpy"
+fi
+
+say ""
+say "== test programs (vs their CPU output) and fuzz programs (vs the reference)"
+if [ -d "$D/cases" ] && [ -n "$PY" ] && "$PY" -c "import numpy" 2>/dev/null; then
+  "$PY" "$D/gpu_cases.py" check "$D" > "$R/cases.txt" 2>&1 || fail=1
+  tee -a "$summary" < "$R/cases.txt"
+else
+  say "  skipped: not prepared, or no numpy"
 fi
 
 say ""
