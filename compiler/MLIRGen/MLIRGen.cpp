@@ -816,13 +816,74 @@ static bool mentionsLoop(Expr &e, llvm::ArrayRef<std::string> dims) {
   return found;
 }
 
+/// Whether `e` is a scalar expression of element reads, scalars, operators
+/// and element-wise built-ins: a map over the loops, as index notation
+/// writes it. Whole tensors, calls of user functions, random numbers and
+/// nested loops or reductions are not (they stay a parallel_for body).
+static bool isScalarMap(Expr &e) {
+  if (!e.type.isScalar())
+    return false;
+  bool ok = true;
+  std::function<void(Expr &)> walk = [&](Expr &x) {
+    switch (x.getKind()) {
+    case Expr::IntLit:
+    case Expr::FloatLit:
+    case Expr::BoolLit:
+      break;
+    case Expr::VarRef:
+      ok &= x.type.isScalar();
+      break;
+    case Expr::Unary:
+    case Expr::Ternary:
+      ok &= x.type.isScalar();
+      forEachExprChild(x, walk);
+      break;
+    case Expr::Binary:
+      ok &= x.type.isScalar() &&
+            llvm::cast<BinaryExpr>(x).op != BinaryOp::MatMul;
+      forEachExprChild(x, walk);
+      break;
+    case Expr::Index: {
+      auto &ix = llvm::cast<IndexExpr>(x);
+      auto *base = llvm::dyn_cast<VarRefExpr>(ix.base.get());
+      ok &= x.type.isScalar() && base && base->type.isTensor &&
+            base->type.shape.size() == ix.indices.size();
+      for (ExprPtr &i : ix.indices)
+        walk(*i);
+      break;
+    }
+    case Expr::Call: {
+      auto &call = llvm::cast<CallExpr>(x);
+      BuiltinKind kind = call.builtin == Builtin::None
+                             ? BuiltinKind::Print
+                             : getBuiltinInfo(call.builtin).kind;
+      ok &= x.type.isScalar() && !call.target &&
+            (kind == BuiltinKind::FloatMath ||
+             kind == BuiltinKind::NumericMath ||
+             kind == BuiltinKind::Binary || kind == BuiltinKind::Convert);
+      for (CallArg &a : call.args)
+        walk(*a.value);
+      break;
+    }
+    default:
+      ok = false;
+    }
+  };
+  walk(e);
+  return ok;
+}
+
 /// A body of nothing but `yield` of an expression with a reduction over the
 /// loops' values (a convolution: `parallel for n, k, y, x { yield sum(c, dy,
 /// dx) w[k, c, dy, dx] * img[n, c, y + dy, x + dx] }`) is index notation
 /// over the loops: one index_gen with affine maps, which fusion, tiling and
 /// `grad` handle as a whole (a parallel_for with an op inside its body is
-/// opaque to them). The loop variables become that op's indices, and the
-/// loops' extents its result's shape. Null when the loop is not of that form.
+/// opaque to them). So is a yield of a scalar map (`yield x[i + 1] - x[i]`):
+/// its offset reads become inputs with affine maps, checked once before the
+/// loops, whose adjoints `grad` solves for the loop (a stencil's adjoint is
+/// a stencil, not a gather over the whole tensor per point). The loop
+/// variables become that op's indices, and the loops' extents its result's
+/// shape. Null when the loop is not of that form.
 mlir::Value Generator::genParallelForAsIndexGen(ParallelForExpr &e, Env &env) {
   if (e.reduce != LoopReduce::None || e.body.size() != 1 ||
       !llvm::isa<YieldStmt>(e.body.front().get()))
@@ -839,9 +900,10 @@ mlir::Value Generator::genParallelForAsIndexGen(ParallelForExpr &e, Env &env) {
   // be an op of its own, over its tensors' extents rather than the loops'),
   // reading the loops' values, and no reduction index hides a loop variable.
   auto *root = llvm::dyn_cast<ReduceExpr>(&value);
-  if (!root)
+  bool map = !root && e.type.shape.size() == dims.size() && isScalarMap(value);
+  if (!root && !map)
     return nullptr;
-  bool reduces = false, clash = false;
+  bool reduces = map, clash = false;
   std::function<void(Expr &, bool)> scan = [&](Expr &x, bool inReduce) {
     if (auto *r = llvm::dyn_cast<ReduceExpr>(&x)) {
       for (const IndexVarDecl &v : r->indices)
@@ -889,8 +951,8 @@ mlir::Value Generator::genParallelForAsIndexGen(ParallelForExpr &e, Env &env) {
   }
   mlir::Value shape = mlir::tensor::EmptyOp::create(
       builder, l, type.getShape(), type.getElementType(), sizes);
-  return genIndexGen(dims, root, *root->body, env, e.loc, e.type, shape,
-                     extents, e.type.shape);
+  return genIndexGen(dims, root, root ? *root->body : value, env, e.loc,
+                     e.type, shape, extents, e.type.shape);
 }
 
 mlir::Value Generator::genParallelFor(ParallelForExpr &e, Env &env) {

@@ -549,15 +549,41 @@ FailureOr<Value> ReverseSweep::indexGenAdjoint(Operation *op, Value g,
       return inverted;
   }
   bool gatheredInput = !direct && isa<RankedTensorType>(input.getType());
+  if (gatheredInput && !extremum.first)
+    if (std::optional<ShiftPlan> plan = planShifts(gen, input))
+      return shiftedAdjoint(op, g, input, *plan);
   if (gatheredInput)
     op->emitRemark("the adjoint of a read with computed subscripts is a "
                    "masked gather over the whole tensor");
+  return gatherAdjoint(op, g, input, inputIndex, extremum, nullptr);
+}
+
+/// The masked gather of indexGenAdjoint or, with `shift`, one term of a
+/// shifted adjoint: the loops of the op itself, the output indexed by the
+/// shift's loops, each iteration contributing the reads of `input` at
+/// those loops plus the shift's offsets.
+FailureOr<Value> ReverseSweep::gatherAdjoint(Operation *op, Value g,
+                                             Value input, unsigned inputIndex,
+                                             const Extremum &extremum,
+                                             const Shift *shift) {
+  auto gen = cast<IndexGenOp>(op);
+  Location loc = op->getLoc();
+  MLIRContext *ctx = b.getContext();
+  SmallVector<AffineMap> maps = gen.getIndexingMapsArray();
+  unsigned numOldLoops = gen.getIteratorTypes().size();
+  bool direct = inputIndex != ~0u;
+  bool gatheredInput = !direct && isa<RankedTensorType>(input.getType());
   // The output's subscripts, and the (new loop, subscript) pairs to mask.
   SmallVector<AffineExpr> out;
   SmallVector<std::pair<unsigned, AffineExpr>> masked;
   unsigned numLoops = numOldLoops;
   llvm::SmallBitVector seen(numOldLoops);
-  if (direct) {
+  Type resultType = input.getType();
+  if (shift) {
+    for (unsigned loop : shift->loops)
+      out.push_back(getAffineDimExpr(loop, ctx));
+    resultType = shift->type;
+  } else if (direct) {
     for (AffineExpr e : maps[inputIndex].getResults()) {
       auto dim = dyn_cast<AffineDimExpr>(e);
       if (dim && !seen.test(dim.getPosition())) {
@@ -597,7 +623,7 @@ FailureOr<Value> ReverseSweep::indexGenAdjoint(Operation *op, Value g,
   Block &old = gen.getRegion().front();
   FailureOr<Value> result = failure();
   Value adjoint = buildIndexGen(
-      b, loc, input.getType(), inputs, newMaps, numLoops,
+      b, loc, resultType, inputs, newMaps, numLoops,
       [&](OpBuilder &bb, ValueRange args) -> Value {
         Value yielded = clonePrimalBody(bb, old, args);
         Block *body = bb.getInsertionBlock();
@@ -618,7 +644,14 @@ FailureOr<Value> ReverseSweep::indexGenAdjoint(Operation *op, Value g,
         // whose operand becomes the adjoint.
         auto yield = YieldOp::create(bb, loc, yielded);
         ReverseSweep inner(ctx);
-        if (gatheredInput) {
+        if (shift) {
+          SmallVector<Value> at;
+          for (auto [loop, c] : llvm::zip(shift->loops, shift->offset))
+            at.push_back(AddOp::create(
+                bb, loc, loopIndex(bb, loc, loop),
+                ConstantOp::create(bb, loc, bb.getI64IntegerAttr(c))));
+          inner.setElement(input, at);
+        } else if (gatheredInput) {
           SmallVector<Value> at;
           for (unsigned d = numOldLoops; d < numLoops; ++d)
             at.push_back(loopIndex(bb, loc, d));

@@ -116,6 +116,34 @@ private:
                                                unsigned inputIndex,
                                                const Extremum &extremum,
                                                bool &applicable);
+  /// A tensor read inside an index_gen's body only at subscripts that are
+  /// loops plus constants (`i > 0 ? x[i - 1] : 0.0`): dimension d at loop
+  /// `loops[d]`, with one offset vector per distinct read.
+  struct ShiftPlan {
+    llvm::SmallVector<unsigned> loops;
+    llvm::SmallVector<llvm::SmallVector<int64_t>> offsets;
+  };
+  /// One offset of a plan, and the type of its term (the extents of the
+  /// plan's loops).
+  struct Shift {
+    llvm::ArrayRef<unsigned> loops;
+    llvm::ArrayRef<int64_t> offset;
+    mlir::RankedTensorType type;
+  };
+  static std::optional<ShiftPlan> planShifts(IndexGenOp gen,
+                                             mlir::Value input);
+  /// The adjoint of such a tensor: per offset, a map over the op's loops
+  /// of what the reads at that offset contribute, then the sum of those
+  /// terms shifted back into place (ShiftedAdjoint.cpp). O(iterations)
+  /// per offset instead of a masked gather over the whole tensor.
+  mlir::FailureOr<mlir::Value> shiftedAdjoint(mlir::Operation *op,
+                                              mlir::Value g, mlir::Value input,
+                                              const ShiftPlan &plan);
+  mlir::FailureOr<mlir::Value> gatherAdjoint(mlir::Operation *op,
+                                             mlir::Value g, mlir::Value input,
+                                             unsigned inputIndex,
+                                             const Extremum &extremum,
+                                             const Shift *shift);
   /// Inside a masked gather, the scalar adjoint of the gathered element
   /// for a nested index_gen that reads the gathered tensor.
   mlir::FailureOr<mlir::Value> elementAdjoint(mlir::Operation *op,

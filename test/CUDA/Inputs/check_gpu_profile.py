@@ -8,7 +8,7 @@ Exactly the seven kernels of the example, each at its DSL line, kind
 "kernel", 1 call, total_ms 1.5 and mean_us 1500: the two parallel fors,
 C's zeros (main_fill), the two matmuls and the two whole-tensor reductions
 sum(C) and max(abs(C - A @ B)), which tdsl-gpu-reduce runs on the GPU
-(tdsl_main_index_gen, tdsl_main_index_gen_1). The matmuls carry the work
+(tdsl_main_index_gen_2, tdsl_main_index_gen_3). The matmuls carry the work
 the compiler counts (tdsl_cuda_set_work): 2 * 256^3 flops. (The reduction
 kernels are not given a work count.)
 And exactly these moves of data (tdsl-gpu-transfers), each charged to a
@@ -30,10 +30,10 @@ with open(sys.argv[1]) as f:
 assert isinstance(prof.get("run_ms"), (int, float)) and prof["run_ms"] > 0, prof.get("run_ms")
 rows = {(k["name"], k["where"]): k for k in prof["kernels"] if k["kind"] == "kernel"}
 moves = {(k["name"], k["where"], k["kind"]): k for k in prof["kernels"] if k["kind"] != "kernel"}
-expected = {("tdsl_main_parallel_for", "matmul.tdsl:17:7"), ("tdsl_main_parallel_for_1", "matmul.tdsl:20:7"),
+expected = {("tdsl_main_index_gen", "matmul.tdsl:17:7"), ("tdsl_main_index_gen_1", "matmul.tdsl:20:7"),
             ("main_fill", "matmul.tdsl:12:3"),
-            ("matmul_index_gen", "matmul.tdsl:12:3"), ("tdsl_main_index_gen", "matmul.tdsl:24:29"),
-            ("tdsl_main_matmul", "matmul.tdsl:26:43"), ("tdsl_main_index_gen_1", "matmul.tdsl:26:29")}
+            ("matmul_index_gen", "matmul.tdsl:12:3"), ("tdsl_main_index_gen_2", "matmul.tdsl:24:29"),
+            ("tdsl_main_matmul", "matmul.tdsl:26:43"), ("tdsl_main_index_gen_3", "matmul.tdsl:26:29")}
 expected_moves = {
     ("memcpy", "matmul.tdsl:12:3", "d2d"): (1, 256 * 256 * 4),
     ("prefetch", "matmul.tdsl:24:29", "d2h"): (2, 256 * 256 * 4 + 256 * 4),
