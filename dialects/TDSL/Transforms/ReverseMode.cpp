@@ -1111,39 +1111,6 @@ sweepParallelBody(ParallelForOp par, OpBuilder &bb, ValueRange indices,
   return result;
 }
 
-/// `v` without the index <-> i64 casts MLIRGen puts around subscripts.
-static Value withoutIndexCasts(Value v) {
-  while (auto cast = v.getDefiningOp<CastOp>()) {
-    Type from = cast.getInput().getType();
-    if (!from.isIndex() && !from.isInteger(64))
-      break;
-    v = cast.getInput();
-  }
-  return v;
-}
-
-/// Whether `par`'s body reads `t` only as t[i0, i1, ...] with exactly its
-/// own point's indices, anywhere in its body: then each element of `t`
-/// has at most one reader.
-static bool readsAtItsPoint(ParallelForOp par, Value t) {
-  Block *body = par.getBody();
-  if (cast<RankedTensorType>(t.getType()).getRank() != par.getNumDims())
-    return false;
-  for (OpOperand &use : t.getUses()) {
-    Operation *user = use.getOwner();
-    if (!par->isAncestor(user) || isa<tensor::DimOp>(user))
-      continue; // sizes (of subscript checks) read no element
-    auto extract = dyn_cast<tensor::ExtractOp>(user);
-    // Anywhere in the body (a lazy `?:` side, a loop): what matters is that
-    // only point u reads element u.
-    if (!extract ||
-        !llvm::equal(llvm::map_range(extract.getIndices(), withoutIndexCasts),
-                     body->getArguments()))
-      return false;
-  }
-  return true;
-}
-
 /// The adjoint of `parallel for` for each active value its body reads: the
 /// same box again, each point recomputing its body and sweeping it from the
 /// adjoint of what it yields (the adjoint tensor's element at the point, or
@@ -1301,29 +1268,39 @@ LogicalResult ReverseSweep::parallelInputAdjoint(ParallelForOp par, Value c,
     element.push_back(CastOp::create(ob, loc, ob.getI64Type(), ud));
   Type et = tensor.getElementType();
   FailureOr<Value> adj = failure();
-  if (readsAtItsPoint(par, c)) {
-    // Element u is read only by point u: its adjoint is that point's,
-    // inside the box, and 0 outside it.
-    Value inBox;
-    for (unsigned d = 0; d < par.getNumDims(); ++d) {
-      Value ge = arith::CmpIOp::create(ob, loc, arith::CmpIPredicate::sge,
-                                       u[d], lbs[d]);
-      Value lt = arith::CmpIOp::create(ob, loc, arith::CmpIPredicate::slt,
-                                       u[d], ubs[d]);
-      Value both = arith::AndIOp::create(ob, loc, ge, lt);
-      inBox = inBox ? arith::AndIOp::create(ob, loc, inBox, both) : both;
+  if (auto offsets = pointOffsets(par, c)) {
+    // Element u is read only by the points u - k, for the offsets k of the
+    // reads: its adjoint is the sum of theirs, each taken inside the box.
+    adj = ConstantOp::create(ob, loc, FloatAttr::get(et, 0)).getResult();
+    bool first = true;
+    for (ArrayRef<int64_t> offset : *offsets) {
+      SmallVector<Value> p;
+      Value inBox;
+      for (unsigned d = 0; d < par.getNumDims(); ++d) {
+        Value k = arith::ConstantIndexOp::create(ob, loc, offset[d]);
+        p.push_back(arith::SubIOp::create(ob, loc, u[d], k));
+        Value ge = arith::CmpIOp::create(ob, loc, arith::CmpIPredicate::sge,
+                                         p[d], lbs[d]);
+        Value lt = arith::CmpIOp::create(ob, loc, arith::CmpIPredicate::slt,
+                                         p[d], ubs[d]);
+        Value both = arith::AndIOp::create(ob, loc, ge, lt);
+        inBox = inBox ? arith::AndIOp::create(ob, loc, inBox, both) : both;
+      }
+      auto ifIn = scf::IfOp::create(ob, loc, TypeRange{et}, inBox, true);
+      OpBuilder tb = ifIn.getThenBodyBuilder();
+      auto at = [&](OpBuilder &ab, Value y) { return point.at(ab, p, y); };
+      FailureOr<Value> one = sweepParallelBody(par, tb, p, at, c, element);
+      if (failed(one))
+        return failure();
+      scf::YieldOp::create(tb, loc, ValueRange{*one});
+      OpBuilder eb = ifIn.getElseBodyBuilder();
+      scf::YieldOp::create(
+          eb, loc,
+          ValueRange{ConstantOp::create(eb, loc, FloatAttr::get(et, 0))});
+      Value part = ifIn.getResult(0);
+      adj = first ? part : AddOp::create(ob, loc, *adj, part).getResult();
+      first = false;
     }
-    auto ifIn = scf::IfOp::create(ob, loc, TypeRange{et}, inBox, true);
-    OpBuilder tb = ifIn.getThenBodyBuilder();
-    auto at = [&](OpBuilder &ab, Value y) { return point.at(ab, u, y); };
-    FailureOr<Value> one = sweepParallelBody(par, tb, u, at, c, element);
-    if (failed(one))
-      return failure();
-    scf::YieldOp::create(tb, loc, ValueRange{*one});
-    OpBuilder eb = ifIn.getElseBodyBuilder();
-    scf::YieldOp::create(
-        eb, loc, ValueRange{ConstantOp::create(eb, loc, FloatAttr::get(et, 0))});
-    adj = ifIn.getResult(0);
   } else {
     par.emitRemark("the adjoint of a read with computed subscripts is a "
                    "masked gather over the whole tensor");

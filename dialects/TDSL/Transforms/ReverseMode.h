@@ -52,6 +52,14 @@ buildIndexGen(mlir::OpBuilder &b, mlir::Location loc, mlir::Type resultType,
 
 struct PointAdjoint;
 
+/// `v` as a value plus a constant, through add and sub of constants and
+/// casts between i64 and index (the value itself and 0 when it is not).
+std::pair<mlir::Value, int64_t> splitConstantOffset(mlir::Value v);
+/// When `par`'s body reads `t` only at its point plus constants (t[i - 1,
+/// j] and t[i, j]), anywhere in the body: the distinct offset vectors.
+std::optional<llvm::SmallVector<llvm::SmallVector<int64_t>>>
+pointOffsets(ParallelForOp par, mlir::Value t);
+
 class ReverseSweep {
 public:
   explicit ReverseSweep(mlir::MLIRContext *ctx) : b(ctx) {}

@@ -23,9 +23,7 @@
 using namespace mlir;
 using namespace tdsl::ir;
 
-/// `v` as (loop, offset) when it is an index_gen loop plus a constant,
-/// through i64 and index casts.
-static std::optional<std::pair<unsigned, int64_t>> loopPlusConstant(Value v) {
+std::pair<Value, int64_t> tdsl::ir::splitConstantOffset(Value v) {
   int64_t offset = 0;
   auto wide = [](Type t) {
     return t.isIndex() || t.isSignlessInteger(64);
@@ -33,32 +31,70 @@ static std::optional<std::pair<unsigned, int64_t>> loopPlusConstant(Value v) {
   for (;;) {
     Operation *def = v.getDefiningOp();
     if (!def)
-      return std::nullopt;
-    if (auto idx = dyn_cast<IndexOp>(def))
-      return std::make_pair((unsigned)idx.getDim(), offset);
+      return {v, offset};
     if (auto cast = dyn_cast<CastOp>(def)) {
       if (!wide(cast.getType()) || !wide(cast.getOperand().getType()))
-        return std::nullopt;
+        return {v, offset};
       v = cast.getOperand();
       continue;
     }
     if (!isa<AddOp, SubOp>(def) || !wide(def->getResult(0).getType()))
-      return std::nullopt;
+      return {v, offset};
     APInt k;
     bool sub = isa<SubOp>(def);
+    int64_t step;
+    Value rest;
     if (matchPattern(def->getOperand(1), m_ConstantInt(&k))) {
-      offset += sub ? -k.getSExtValue() : k.getSExtValue();
-      v = def->getOperand(0);
+      step = sub ? -k.getSExtValue() : k.getSExtValue();
+      rest = def->getOperand(0);
     } else if (!sub && matchPattern(def->getOperand(0), m_ConstantInt(&k))) {
-      offset += k.getSExtValue();
-      v = def->getOperand(1);
+      step = k.getSExtValue();
+      rest = def->getOperand(1);
     } else {
-      return std::nullopt;
+      return {v, offset};
     }
     // Offsets far from 0 are no stencil; they also keep the sums in range.
-    if (offset > (1 << 20) || offset < -(1 << 20))
-      return std::nullopt;
+    if (offset + step > (1 << 20) || offset + step < -(1 << 20))
+      return {v, offset};
+    offset += step;
+    v = rest;
   }
+}
+
+/// `v` as (loop, offset) when it is an index_gen loop plus a constant.
+static std::optional<std::pair<unsigned, int64_t>> loopPlusConstant(Value v) {
+  auto [base, offset] = splitConstantOffset(v);
+  if (auto idx = base.getDefiningOp<IndexOp>())
+    return std::make_pair((unsigned)idx.getDim(), offset);
+  return std::nullopt;
+}
+
+std::optional<SmallVector<SmallVector<int64_t>>>
+tdsl::ir::pointOffsets(ParallelForOp par, Value t) {
+  Block *body = par.getBody();
+  if (cast<RankedTensorType>(t.getType()).getRank() != par.getNumDims())
+    return std::nullopt;
+  SmallVector<SmallVector<int64_t>> offsets;
+  for (OpOperand &use : t.getUses()) {
+    Operation *user = use.getOwner();
+    if (!par->isAncestor(user) || isa<tensor::DimOp>(user))
+      continue; // sizes (of subscript checks) read no element
+    // Anywhere in the body (a lazy `?:` side, a loop): what matters is
+    // which points read an element.
+    auto extract = dyn_cast<tensor::ExtractOp>(user);
+    if (!extract)
+      return std::nullopt;
+    SmallVector<int64_t> offset;
+    for (auto [idx, arg] : llvm::zip(extract.getIndices(), body->getArguments())) {
+      auto [base, c] = splitConstantOffset(idx);
+      if (base != arg)
+        return std::nullopt;
+      offset.push_back(c);
+    }
+    if (!llvm::is_contained(offsets, offset))
+      offsets.push_back(offset);
+  }
+  return offsets;
 }
 
 std::optional<ReverseSweep::ShiftPlan>
