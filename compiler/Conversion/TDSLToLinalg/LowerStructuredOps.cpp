@@ -518,6 +518,20 @@ static Type withF32Elements(Type type) {
   return f32;
 }
 
+/// `v`, the yield of a sum, in f32: a product of f16 or bf16 factors
+/// (`a[i, k] * b[k, j]`) is computed in f32 as `@` computes it (exact for
+/// two factors), not rounded to the element type before the sum.
+static Value widenSummand(IRRewriter &rw, Location loc, Value v) {
+  auto mul = v.getDefiningOp<t::MulOp>();
+  if (!mul || !isa<Float16Type, BFloat16Type>(v.getType()) ||
+      !isa<Float16Type, BFloat16Type>(mul.getLhs().getType()) ||
+      !isa<Float16Type, BFloat16Type>(mul.getRhs().getType()))
+    return t::CastOp::create(rw, loc, withF32Elements(v.getType()), v);
+  Value lhs = widenSummand(rw, loc, mul.getLhs());
+  Value rhs = widenSummand(rw, loc, mul.getRhs());
+  return t::MulOp::create(rw, loc, lhs, rhs);
+}
+
 /// Sums, products and matrix products of f16 and bf16 accumulate in f32 and
 /// round once at the end, as numpy and PyTorch do: accumulated in f16, a sum
 /// of 1000 values in [0, 1) lost whole units, and a bf16 sum of ones stopped
@@ -558,7 +572,10 @@ static void widenLowPrecisionAccumulators(IRRewriter &rw, ModuleOp module) {
     auto yield = cast<t::YieldOp>(op->getRegion(0).front().getTerminator());
     rw.setInsertionPoint(yield);
     Value v = yield.getValues().front();
-    Value wide = t::CastOp::create(rw, loc, withF32Elements(v.getType()), v);
+    auto pf = dyn_cast<t::ParallelForOp>(op);
+    Value wide = pf && pf.getReduce() == t::ReduceKind::mul
+                     ? t::CastOp::create(rw, loc, withF32Elements(v.getType()), v)
+                     : widenSummand(rw, loc, v);
     rw.modifyOpInPlace(yield, [&] { yield->setOperand(0, wide); });
     rw.modifyOpInPlace(op, [&] { result.setType(withF32Elements(lowType)); });
     rw.setInsertionPointAfter(op);
