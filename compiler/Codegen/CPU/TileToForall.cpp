@@ -195,9 +195,14 @@ struct TileToForallPass : tdsl::impl::TileToForallBase<TileToForallPass> {
     func::FuncOp fn = getOperation();
     // Consumers last to first, so producers fuse into their consumers' tiles.
     SmallVector<linalg::LinalgOp> candidates;
+    // An op with no result is what is left of an unused value whose
+    // checks must still run (`x = l / l`): a serial loop of checks, with
+    // nothing for tiling to split (it would fail, with a warning about
+    // code the user did not keep).
     fn.walk([&](linalg::LinalgOp op) {
       if (op.hasPureTensorSemantics() && !op->getParentOfType<scf::ForallOp>() &&
-          !isa<linalg::FillOp>(op) && !tdsl::hasEmptyLoop(op))
+          !isa<linalg::FillOp>(op) && !tdsl::hasEmptyLoop(op) &&
+          op->getNumResults() > 0)
         candidates.push_back(op);
     });
     // Epilogues are tiled with their contraction; those that could not be
