@@ -380,8 +380,16 @@ bool Parser::parseTypeAfterElem(TypeSpec &spec, ElemKind elem) {
     }
     consume();
   } while (consumeIf(TokenKind::comma));
-  if (!expect(TokenKind::r_square, "to close the tensor shape"))
+  if (!expect(TokenKind::r_square, "to close the tensor shape")) {
+    // `f32[R, C - 1]`: a size is a number, a name or '?', not arithmetic.
+    if (llvm::is_contained({TokenKind::plus, TokenKind::minus,
+                            TokenKind::star, TokenKind::slash},
+                           tok().kind))
+      diags.note(tok().getLoc(), "a size in a type is a number, a name or "
+                                 "'?': bind the value first (n = c - 1) and "
+                                 "write its name");
     return false;
+  }
   // A tensor of this type could never be allocated; said here, since a
   // program may never allocate it (ones(f32[2^62])[1] folds to 1).
   uint64_t bytes = elem == ElemKind::I1                                ? 1

@@ -101,8 +101,10 @@ bool Checker::classifySubscripts(IndexDefStmt &def) {
         !ref && sub2 && sub2->op == BinaryOp::Sub && !sub2->parenthesized)
       if (VarRefExpr *index = newIndex(sub2->lhs.get())) {
         diags.error(sub2->loc, "an update at an offset is written '" +
-                                   index->name + " + p': write '" +
-                                   index->name + " + -...' for a negative one");
+                                   index->name + " + p' with p >= 0: '" +
+                                   index->name +
+                                   "' starts at 0, so a negative offset "
+                                   "writes before the tensor's start");
         ok = false;
         ref = index; // still the index, so that its uses say nothing more
       }
@@ -211,10 +213,17 @@ bool Checker::indexRanges(IndexDefStmt &def, const Type &targetType, bool ok,
       unrangedLoc = v.loc;
     }
     if (!it->second.known) {
-      if (ok && found)
+      if (ok && found) {
         diags.error(v.loc, "cannot infer the range of index '" + v.name +
                                "': it does not subscript any tensor on the "
                                "right-hand side");
+        // `ev[i, k] = re[i, 2 * k]`: the existing tensor gives the ranges.
+        if (!targetType.isTensor)
+          diags.note(v.loc, "to read at computed subscripts, create '" +
+                                def.name + "' first (" + def.name +
+                                " = zeros(...)): then its indices range over "
+                                "its dimensions");
+      }
       found = false;
       continue;
     }

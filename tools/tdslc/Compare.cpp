@@ -122,7 +122,10 @@ RunResult runTarget(const char *argv0, const CompareOptions &o,
 /// largest relative difference, or the first disagreement.
 struct Agreement {
   unsigned numbers = 0, words = 0;
-  double worst = 0;
+  /// The largest relative difference of pairs that differ by more than
+  /// atol (below it, values near 0 would show any ratio), and the largest
+  /// absolute difference of all pairs.
+  double worst = 0, worstAbs = 0;
   std::string disagreement;
   /// Compares one pair of numbers (rtol 1e-4, atol 1e-6; NaN equals NaN).
   bool number(double x, double y, const llvm::Twine &what) {
@@ -135,6 +138,7 @@ struct Agreement {
     } else {
       double diff = std::fabs(x - y);
       if (diff <= 1e-6 + 1e-4 * std::max(std::fabs(x), std::fabs(y))) {
+        worstAbs = std::max(worstAbs, diff);
         if (diff > 1e-6)
           worst = std::max(worst, diff / std::max(std::fabs(x), std::fabs(y)));
         return true;
@@ -411,8 +415,9 @@ int tdsl::runComparison(const char *argv0, const CompareOptions &o) {
                                    .str()
                              : std::string())
                    << llvm::formatv(", largest relative difference {0:e2} "
-                                    "(tolerance rtol 1e-4, atol 1e-6)\n",
-                                    agree.worst);
+                                    "(above atol), absolute {1:e2} (tolerance "
+                                    "rtol 1e-4, atol 1e-6)\n",
+                                    agree.worst, agree.worstAbs);
   }
   printTimes(cpu, gpu);
   llvm::outs().flush();
