@@ -187,6 +187,8 @@ std::vector<std::string> Checker::declareIndices(IndexDefStmt &def,
   return added;
 }
 
+static bool mentions(const Expr &e, llvm::ArrayRef<IndexVarDecl> names);
+
 /// The extent of each index variable, in order, into `shape`. An index the
 /// right-hand side does not range takes x's own extent, which makes the
 /// definition an update of every element (`x[i] = f32(i)` for an existing
@@ -218,7 +220,7 @@ bool Checker::indexRanges(IndexDefStmt &def, const Type &targetType, bool ok,
                                "': it does not subscript any tensor on the "
                                "right-hand side");
         // `ev[i, k] = re[i, 2 * k]`: the existing tensor gives the ranges.
-        if (!targetType.isTensor)
+        if (!targetType.isTensor && mentions(*def.value, llvm::ArrayRef(v)))
           diags.note(v.loc, "to read at computed subscripts, create '" +
                                 def.name + "' first (" + def.name +
                                 " = zeros(...)): then its indices range over "
@@ -280,7 +282,6 @@ bool Checker::checkUpdateTarget(IndexDefStmt &def, VarInfo *target) {
   return true;
 }
 
-static bool mentions(const Expr &e, llvm::ArrayRef<IndexVarDecl> names);
 
 Type Checker::checkReduce(ReduceExpr &e) {
   // Explicit ranges `k in 0..n`, checked where the reduction is.
