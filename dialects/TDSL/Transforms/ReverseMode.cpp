@@ -533,11 +533,6 @@ FailureOr<Value> ReverseSweep::indexGenAdjoint(Operation *op, Value g,
                                                Value input,
                                                unsigned inputIndex,
                                                const Extremum &extremum) {
-  auto gen = cast<IndexGenOp>(op);
-  Location loc = op->getLoc();
-  MLIRContext *ctx = b.getContext();
-  SmallVector<AffineMap> maps = gen.getIndexingMapsArray();
-  unsigned numOldLoops = gen.getIteratorTypes().size();
   bool direct = inputIndex != ~0u;
   if (gathered && input == gathered)
     return elementAdjoint(op, g, inputIndex, extremum);
@@ -550,7 +545,8 @@ FailureOr<Value> ReverseSweep::indexGenAdjoint(Operation *op, Value g,
   }
   bool gatheredInput = !direct && isa<RankedTensorType>(input.getType());
   if (gatheredInput && !extremum.first)
-    if (std::optional<ShiftPlan> plan = planShifts(gen, input))
+    if (std::optional<ShiftPlan> plan =
+            planShifts(cast<IndexGenOp>(op), input))
       return shiftedAdjoint(op, g, input, *plan);
   if (gatheredInput)
     op->emitRemark("the adjoint of a read with computed subscripts is a "
