@@ -821,32 +821,27 @@ static bool mentionsLoop(Expr &e, llvm::ArrayRef<std::string> dims) {
 /// writes it. Whole tensors, calls of user functions, random numbers and
 /// nested loops or reductions are not (they stay a parallel_for body).
 static bool isScalarMap(Expr &e) {
-  if (!e.type.isScalar())
-    return false;
   bool ok = true;
   std::function<void(Expr &)> walk = [&](Expr &x) {
+    ok &= x.type.isScalar();
     switch (x.getKind()) {
     case Expr::IntLit:
     case Expr::FloatLit:
     case Expr::BoolLit:
-      break;
     case Expr::VarRef:
-      ok &= x.type.isScalar();
       break;
     case Expr::Unary:
     case Expr::Ternary:
-      ok &= x.type.isScalar();
       forEachExprChild(x, walk);
       break;
     case Expr::Binary:
-      ok &= x.type.isScalar() &&
-            llvm::cast<BinaryExpr>(x).op != BinaryOp::MatMul;
+      ok &= llvm::cast<BinaryExpr>(x).op != BinaryOp::MatMul;
       forEachExprChild(x, walk);
       break;
-    case Expr::Index: {
+    case Expr::Index: { // the base is a tensor: only the subscripts recurse
       auto &ix = llvm::cast<IndexExpr>(x);
       auto *base = llvm::dyn_cast<VarRefExpr>(ix.base.get());
-      ok &= x.type.isScalar() && base && base->type.isTensor &&
+      ok &= base && base->type.isTensor &&
             base->type.shape.size() == ix.indices.size();
       for (ExprPtr &i : ix.indices)
         walk(*i);
@@ -857,10 +852,10 @@ static bool isScalarMap(Expr &e) {
       BuiltinKind kind = call.builtin == Builtin::None
                              ? BuiltinKind::Print
                              : getBuiltinInfo(call.builtin).kind;
-      ok &= x.type.isScalar() && !call.target &&
-            (kind == BuiltinKind::FloatMath ||
-             kind == BuiltinKind::NumericMath ||
-             kind == BuiltinKind::Binary || kind == BuiltinKind::Convert);
+      ok &= !call.target && (kind == BuiltinKind::FloatMath ||
+                             kind == BuiltinKind::NumericMath ||
+                             kind == BuiltinKind::Binary ||
+                             kind == BuiltinKind::Convert);
       for (CallArg &a : call.args)
         walk(*a.value);
       break;
