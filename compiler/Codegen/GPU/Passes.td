@@ -202,11 +202,14 @@ def GPUDeviceChecks : Pass<"tdsl-gpu-device-checks", "mlir::ModuleOp"> {
 def GPULowerCopies : Pass<"tdsl-gpu-lower-copies", "mlir::gpu::GPUModuleOp"> {
   let summary = "Lower memref.copy in kernels to loops of loads and stores";
   let description = [{
-    A copy inside a kernel (a tensor copied and updated in a parallel body)
-    whose operands are not both contiguous would become a call to the host
-    runtime's `memrefCopy`. Such a copy in a gpu.module becomes an `scf.for`
-    nest instead, run by the thread that reaches it; contiguous copies stay
-    (LLVM's memcpy).
+    A copy inside a kernel (a tensor copied and updated in a parallel body,
+    a reduction's partial result) whose operands are not both contiguous
+    would become a call to the host runtime's `memrefCopy`; a contiguous one
+    an llvm.memcpy aligned to 1 byte, which NVPTX expands into byte stores
+    (slow, and wrong on an H200 for a float chosen between two constants).
+    Every copy in a gpu.module becomes an `scf.for` nest of whole-element
+    loads and stores instead (no loop for a static extent of 1), run by the
+    thread that reaches it.
 
     ```mlir
     // before

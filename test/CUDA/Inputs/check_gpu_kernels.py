@@ -8,7 +8,8 @@ tdslc output. Tolerances: the matmuls, convolution, stencil, row sums and
 row maxima have integer-valued (or tenths-valued) f32 inputs whose exact
 results are below 2^24 (row sums: tenths, below 2^24 / 10), so they must be
 exact up to the order of summation: rtol 1e-6. Softmax uses exp: rtol 1e-5,
-atol 1e-7. The i64 matmul is exact.
+atol 1e-7. The i64 matmul and the reductions over a few iterations
+(tiny_reduce) are exact.
 """
 import os
 import sys
@@ -75,6 +76,7 @@ def references():
         "rowsum": (rows.sum(axis=1), 1e-6, 0),
         "rowmax": (short.max(axis=1), 0, 0),
         "softmax": (e / e.sum(axis=1, keepdims=True), 1e-5, 1e-7),
+        "tiny_reduce": (np.array([0.25, -5.0, 0.5, -10.0]), 0, 0),
     }
 
 
