@@ -69,6 +69,13 @@ struct IndexFrame {
   /// Those extents as Sema knows them: a tensor whose dimension is known to
   /// be the same (`n in 0..N` reading `x: f32[N, C]`) is read whole.
   llvm::SmallVector<Dim> loopDims;
+  /// For a parallel for from literal lower bounds, each loop's first value
+  /// (the op's indices count from 0; a loop variable is its index plus
+  /// this). Empty otherwise.
+  llvm::SmallVector<int64_t> offsets;
+  int64_t offsetOf(unsigned d) const {
+    return d < offsets.size() ? offsets[d] : 0;
+  }
   /// How many lazy `?:` sides the walk is inside: what may fail there is
   /// read inside the region, under the condition, not before the op.
   unsigned lazySides = 0;
@@ -185,7 +192,8 @@ private:
                           SMLoc at, const Type &resultType,
                           mlir::Value shapeSource = {},
                           llvm::ArrayRef<mlir::Value> loopExtents = {},
-                          llvm::ArrayRef<Dim> loopDims = {});
+                          llvm::ArrayRef<Dim> loopDims = {},
+                          llvm::ArrayRef<int64_t> offsets = {});
   bool collectInputs(Expr &e, IndexFrame &frame, Env &env,
                      llvm::SmallVectorImpl<mlir::Value> &inputs,
                      llvm::SmallVectorImpl<mlir::AffineMap> &maps,
@@ -204,6 +212,10 @@ private:
                         llvm::SmallVectorImpl<mlir::Value> &inputs,
                         llvm::SmallVectorImpl<mlir::AffineMap> &maps,
                         llvm::SmallVectorImpl<const Expr *> &inputExprs);
+  void emitExtentChecks(IndexFrame &frame, llvm::ArrayRef<mlir::Value> inputs,
+                        llvm::ArrayRef<mlir::AffineMap> maps,
+                        llvm::ArrayRef<const Expr *> inputExprs,
+                        mlir::Location l);
   void emitGuards(IndexFrame &frame, llvm::ArrayRef<mlir::Value> inputs,
                   llvm::ArrayRef<mlir::AffineMap> maps, mlir::Location l);
   bool usesIndex(const Expr &e, const IndexFrame &frame) const;
@@ -217,6 +229,7 @@ private:
                             llvm::function_ref<mlir::Value()> chosen,
                             llvm::function_ref<mlir::Value()> other);
   SubscriptKind classify(const Expr &s, const IndexFrame &frame) const;
+  std::optional<unsigned> directDim(const Expr &s, const IndexFrame &frame) const;
   std::optional<mlir::AffineExpr> affineSubscript(const Expr &s,
                                                   const IndexFrame &frame) const;
   /// Names the dimension, not a value: "subscript 0" read as the value 0.

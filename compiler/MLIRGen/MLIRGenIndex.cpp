@@ -117,9 +117,20 @@ bool Generator::usesIndex(const Expr &e, const IndexFrame &frame) const {
   }
 }
 
-/// `s` as an affine expression of the frame's indices with coefficients
-/// and constant that are not negative (so its smallest value is at least
-/// 0): indices, integer literals, `+`, and `*` by a literal.
+/// Whether every constant of `e` (a sum of products, as MLIR simplifies
+/// it) is at least 0: then so is its smallest value.
+static bool nonNegative(mlir::AffineExpr e) {
+  bool ok = true;
+  e.walk([&](mlir::AffineExpr x) {
+    if (auto c = llvm::dyn_cast<mlir::AffineConstantExpr>(x))
+      ok &= c.getValue() >= 0;
+  });
+  return ok;
+}
+
+/// `s` as an affine expression of the frame's indices: indices (plus their
+/// loop's first value, `offsetOf`), integer literals, `+`, `*` by a literal
+/// and `-` of a literal. Callers accept it only where `nonNegative`.
 std::optional<mlir::AffineExpr>
 Generator::affineSubscript(const Expr &s, const IndexFrame &frame) const {
   if (auto *lit = llvm::dyn_cast<IntLitExpr>(&s))
@@ -130,10 +141,12 @@ Generator::affineSubscript(const Expr &s, const IndexFrame &frame) const {
     auto it = llvm::find(frame.dims, r->name);
     if (r->varKind != VarKind::IndexVar || it == frame.dims.end())
       return std::nullopt;
-    return mlir::getAffineDimExpr(it - frame.dims.begin(), &ctx);
+    unsigned d = it - frame.dims.begin();
+    return mlir::getAffineDimExpr(d, &ctx) + frame.offsetOf(d);
   }
   auto *b = llvm::dyn_cast<BinaryExpr>(&s);
-  if (!b || (b->op != BinaryOp::Add && b->op != BinaryOp::Mul))
+  if (!b || (b->op != BinaryOp::Add && b->op != BinaryOp::Mul &&
+             b->op != BinaryOp::Sub))
     return std::nullopt;
   auto lhs = affineSubscript(*b->lhs, frame);
   auto rhs = affineSubscript(*b->rhs, frame);
@@ -141,18 +154,41 @@ Generator::affineSubscript(const Expr &s, const IndexFrame &frame) const {
     return std::nullopt;
   if (b->op == BinaryOp::Add)
     return *lhs + *rhs;
+  if (b->op == BinaryOp::Sub)
+    return llvm::isa<mlir::AffineConstantExpr>(*rhs)
+               ? std::optional(*lhs - *rhs)
+               : std::nullopt;
   if (!llvm::isa<mlir::AffineConstantExpr>(*lhs) &&
       !llvm::isa<mlir::AffineConstantExpr>(*rhs))
     return std::nullopt;
   return *lhs * *rhs;
 }
 
+/// The loop that subscript `s` is exactly: an index variable of the frame
+/// whose loop starts at 0, or an affine subscript that folds to such a
+/// loop (`i - 1` where `i` runs from 1).
+std::optional<unsigned> Generator::directDim(const Expr &s,
+                                             const IndexFrame &frame) const {
+  if (auto *r = llvm::dyn_cast<VarRefExpr>(&s)) {
+    auto it = llvm::find(frame.dims, r->name);
+    if (r->varKind != VarKind::IndexVar || it == frame.dims.end())
+      return std::nullopt;
+    unsigned d = it - frame.dims.begin();
+    return frame.offsetOf(d) == 0 ? std::optional(d) : std::nullopt;
+  }
+  if (frame.offsets.empty())
+    return std::nullopt;
+  std::optional<mlir::AffineExpr> affine = affineSubscript(s, frame);
+  auto dim = affine ? llvm::dyn_cast<mlir::AffineDimExpr>(*affine) : nullptr;
+  if (dim && frame.offsetOf(dim.getPosition()) != 0)
+    return dim.getPosition();
+  return std::nullopt;
+}
+
 SubscriptKind Generator::classify(const Expr &s, const IndexFrame &frame) const {
   if (llvm::isa<IntLitExpr>(&s))
     return SubscriptKind::Constant;
-  auto *r = llvm::dyn_cast<VarRefExpr>(&s);
-  if (r && r->varKind == VarKind::IndexVar &&
-      llvm::is_contained(frame.dims, r->name))
+  if (directDim(s, frame))
     return SubscriptKind::Direct;
   if (!usesIndex(s, frame))
     return SubscriptKind::Invariant;
@@ -162,7 +198,7 @@ SubscriptKind Generator::classify(const Expr &s, const IndexFrame &frame) const 
   // result it would give that index a range, which only a direct
   // subscript does.
   std::optional<mlir::AffineExpr> affine = affineSubscript(s, frame);
-  bool ranged = affine && frame.body &&
+  bool ranged = affine && frame.body && nonNegative(*affine) &&
                 !llvm::isa<mlir::AffineDimExpr, mlir::AffineConstantExpr>(*affine);
   for (unsigned d = 0; ranged && d < frame.dims.size(); ++d)
     if (affine->isFunctionOfDim(d))
@@ -186,8 +222,7 @@ bool Generator::safeSubscript(const IndexExpr &e, unsigned d,
   case SubscriptKind::Invariant:
     return !mayFail(sub, nullptr);
   case SubscriptKind::Direct: {
-    unsigned dim = llvm::find(frame.dims, llvm::cast<VarRefExpr>(sub).name) -
-                   frame.dims.begin();
+    unsigned dim = *directDim(sub, frame);
     bool same = dim < frame.loopDims.size() && !has.isDynamic() &&
                 has == frame.loopDims[dim];
     return dim >= frame.loopExtents.size() || !frame.loopExtents[dim] || same;
@@ -358,8 +393,7 @@ bool Generator::collectAccess(IndexExpr &e, IndexFrame &frame, Env &env,
     mlir::Value index;
     switch (kinds[d]) {
     case SubscriptKind::Direct: {
-      unsigned dim = llvm::find(frame.dims, llvm::cast<VarRefExpr>(*sub).name) -
-                     frame.dims.begin();
+      unsigned dim = *directDim(*sub, frame);
       results.push_back(builder.getAffineDimExpr(dim));
       const Dim &has = e.base->type.shape[d];
       bool same = dim < frame.loopDims.size() && !has.isDynamic() &&
@@ -486,6 +520,52 @@ bool Generator::addRangeCarriers(Expr &e, IndexFrame &frame, Env &env,
   };
   walk(e);
   return ok;
+}
+
+/// Checks, before the op, that the tensors an index subscripts directly
+/// agree on its extent where only the run time knows it (Sema reports
+/// static disagreements). The error names the index and both tensors, at
+/// the second read: the check lowering to linalg makes later has no names.
+void Generator::emitExtentChecks(IndexFrame &frame,
+                                 llvm::ArrayRef<mlir::Value> inputs,
+                                 llvm::ArrayRef<mlir::AffineMap> maps,
+                                 llvm::ArrayRef<const Expr *> inputExprs,
+                                 mlir::Location l) {
+  auto describe = [&](unsigned k, unsigned pos) {
+    std::string what = "dimension " + std::to_string(pos) + " of ";
+    const auto *access = llvm::dyn_cast_or_null<IndexExpr>(inputExprs[k]);
+    const auto *ref =
+        access ? llvm::dyn_cast<VarRefExpr>(access->base.get()) : nullptr;
+    return what + (ref ? "'" + ref->name + "'" : std::string("an operand"));
+  };
+  for (unsigned d = 0; d < frame.dims.size(); ++d) {
+    std::optional<std::pair<unsigned, unsigned>> first;
+    for (unsigned k = 0; k < inputs.size(); ++k) {
+      auto type = mlir::dyn_cast<mlir::RankedTensorType>(inputs[k].getType());
+      auto pos = maps[k].getResultPosition(builder.getAffineDimExpr(d));
+      if (!type || !pos)
+        continue;
+      if (!first) {
+        first = {k, *pos};
+        continue;
+      }
+      auto [k0, pos0] = *first;
+      auto type0 = mlir::cast<mlir::RankedTensorType>(inputs[k0].getType());
+      if ((!type0.isDynamicDim(pos0) && !type.isDynamicDim(*pos)) ||
+          (inputs[k0] == inputs[k] && pos0 == *pos))
+        continue;
+      const auto *access = llvm::dyn_cast_or_null<IndexExpr>(inputExprs[k]);
+      mlir::Location at = access ? loc(access->base->loc) : l;
+      mlir::Value a = mlir::tensor::DimOp::create(builder, at, inputs[k0], pos0);
+      mlir::Value b = mlir::tensor::DimOp::create(builder, at, inputs[k], *pos);
+      mlir::Value same = mlir::arith::CmpIOp::create(
+          builder, at, mlir::arith::CmpIPredicate::eq, a, b);
+      mlir::cf::AssertOp::create(
+          builder, at, same,
+          "index '" + frame.dims[d] + "' ranges over " + describe(k0, pos0) +
+              " and " + describe(k, *pos) + ", whose sizes differ");
+    }
+  }
 }
 
 /// Checks the reads of `frame.guards` before the op, unless the op runs no
@@ -708,7 +788,8 @@ mlir::Value Generator::genIndexGen(llvm::ArrayRef<std::string> parallelDims,
                                    SMLoc at, const Type &resultType,
                                    mlir::Value shapeSource,
                                    llvm::ArrayRef<mlir::Value> loopExtents,
-                                   llvm::ArrayRef<Dim> loopDims) {
+                                   llvm::ArrayRef<Dim> loopDims,
+                                   llvm::ArrayRef<int64_t> offsets) {
   mlir::Location l = loc(at);
   IndexFrame frame;
   frame.dims.assign(parallelDims.begin(), parallelDims.end());
@@ -716,6 +797,7 @@ mlir::Value Generator::genIndexGen(llvm::ArrayRef<std::string> parallelDims,
   frame.numShaped = shapeSource ? parallelDims.size() : 0;
   frame.loopExtents.assign(loopExtents.begin(), loopExtents.end());
   frame.loopDims.assign(loopDims.begin(), loopDims.end());
+  frame.offsets.assign(offsets.begin(), offsets.end());
   llvm::SmallVector<t::IteratorType> iters(parallelDims.size(),
                                            t::IteratorType::parallel);
   t::CombinerKind combiner = t::CombinerKind::none;
@@ -761,6 +843,7 @@ mlir::Value Generator::genIndexGen(llvm::ArrayRef<std::string> parallelDims,
       return nullptr;
     }
   }
+  emitExtentChecks(frame, inputs, maps, inputExprs, l);
   emitGuards(frame, inputs, maps, l);
   llvm::SmallVector<mlir::AffineExpr> outResults;
   for (unsigned d = 0; d < parallelDims.size(); ++d)
