@@ -124,6 +124,7 @@ void buildCPUTilingPipeline(OpPassManager &pm,
   }
   if (!options.tuneCache.empty())
     pm.addPass(createApplyTuning({options.tuneCache, options.tuneMachine}));
+  pm.addNestedPass<func::FuncOp>(createSliceOffsetReads());
   pm.addNestedPass<func::FuncOp>(createSplitStridedWindows());
   pm.addNestedPass<func::FuncOp>(createSplitReduction());
   pm.addNestedPass<func::FuncOp>(createCollapseDims());

@@ -33,6 +33,29 @@ def ForallToTBB : Pass<"tdsl-forall-to-tbb", "mlir::ModuleOp"> {
   ];
 }
 
+def SliceOffsetReads : Pass<"tdsl-slice-offset-reads", "mlir::func::FuncOp"> {
+  let summary = "Reads at a loop plus a constant as shifted slices";
+  let description = [{
+    A linalg.generic input whose map results are loops plus constants
+    (`x[i + 1, j]` in index notation: `d0 + 1`) or constants is not a
+    projected permutation, so linalg's vectorizer leaves the op scalar. The
+    input becomes the slice of the tensor the loops read (offsets the
+    constants, sizes the loops' extents, 1 at a constant) and the map the
+    plain loops, with 0 for a constant. A loop read twice stays as it is.
+
+    ```mlir
+    // before
+    linalg.generic {indexing_maps = [affine_map<(d0) -> (d0 + 1)>, ...]}
+      ins(%x : tensor<8xf32>) outs(%o : tensor<7xf32>)
+    // after
+    %s = tensor.extract_slice %x[1] [7] [1] : tensor<8xf32> to tensor<7xf32>
+    linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, ...]}
+      ins(%s : tensor<7xf32>) outs(%o : tensor<7xf32>)
+    ```
+  }];
+  let dependentDialects = ["mlir::tensor::TensorDialect"];
+}
+
 def CollapseDims : Pass<"tdsl-collapse-dims", "mlir::func::FuncOp"> {
   let summary = "Merge runs of loops that memory keeps contiguous";
   let description = [{
