@@ -117,6 +117,17 @@ bool Generator::usesIndex(const Expr &e, const IndexFrame &frame) const {
   }
 }
 
+/// The loop of `frame` that the index variable `s` names, if it is one.
+static std::optional<unsigned> frameLoop(const Expr &s, const IndexFrame &frame) {
+  auto *ref = llvm::dyn_cast<VarRefExpr>(&s);
+  if (!ref || ref->varKind != VarKind::IndexVar)
+    return std::nullopt;
+  auto it = llvm::find(frame.dims, ref->name);
+  if (it == frame.dims.end())
+    return std::nullopt;
+  return unsigned(it - frame.dims.begin());
+}
+
 /// Whether every constant of `e` (a sum of products, as MLIR simplifies
 /// it) is at least 0: then so is its smallest value.
 static bool nonNegative(mlir::AffineExpr e) {
@@ -137,12 +148,11 @@ Generator::affineSubscript(const Expr &s, const IndexFrame &frame) const {
     return lit->value < (uint64_t(1) << 31)
                ? std::optional(mlir::getAffineConstantExpr(lit->value, &ctx))
                : std::nullopt;
-  if (auto *r = llvm::dyn_cast<VarRefExpr>(&s)) {
-    auto it = llvm::find(frame.dims, r->name);
-    if (r->varKind != VarKind::IndexVar || it == frame.dims.end())
+  if (llvm::isa<VarRefExpr>(&s)) {
+    std::optional<unsigned> d = frameLoop(s, frame);
+    if (!d)
       return std::nullopt;
-    unsigned d = it - frame.dims.begin();
-    return mlir::getAffineDimExpr(d, &ctx) + frame.offsetOf(d);
+    return mlir::getAffineDimExpr(*d, &ctx) + frame.offsetOf(*d);
   }
   auto *b = llvm::dyn_cast<BinaryExpr>(&s);
   if (!b || (b->op != BinaryOp::Add && b->op != BinaryOp::Mul &&
@@ -169,12 +179,9 @@ Generator::affineSubscript(const Expr &s, const IndexFrame &frame) const {
 /// loop (`i - 1` where `i` runs from 1).
 std::optional<unsigned> Generator::directDim(const Expr &s,
                                              const IndexFrame &frame) const {
-  if (auto *r = llvm::dyn_cast<VarRefExpr>(&s)) {
-    auto it = llvm::find(frame.dims, r->name);
-    if (r->varKind != VarKind::IndexVar || it == frame.dims.end())
-      return std::nullopt;
-    unsigned d = it - frame.dims.begin();
-    return frame.offsetOf(d) == 0 ? std::optional(d) : std::nullopt;
+  if (llvm::isa<VarRefExpr>(&s)) {
+    std::optional<unsigned> d = frameLoop(s, frame);
+    return d && frame.offsetOf(*d) == 0 ? d : std::nullopt;
   }
   if (frame.offsets.empty())
     return std::nullopt;
@@ -469,15 +476,6 @@ bool Generator::addRangeCarriers(Expr &e, IndexFrame &frame, Env &env,
                                  llvm::SmallVectorImpl<mlir::Value> &inputs,
                                  llvm::SmallVectorImpl<mlir::AffineMap> &maps,
                                  llvm::SmallVectorImpl<const Expr *> &inputExprs) {
-  auto directDim = [&](const Expr &sub) -> std::optional<unsigned> {
-    auto *ref = llvm::dyn_cast<VarRefExpr>(&sub);
-    if (!ref || ref->varKind != VarKind::IndexVar)
-      return std::nullopt;
-    auto it = llvm::find(frame.dims, ref->name);
-    if (it == frame.dims.end())
-      return std::nullopt;
-    return unsigned(it - frame.dims.begin());
-  };
   bool ok = true;
   std::function<void(Expr &)> walk = [&](Expr &x) {
     if (!ok)
@@ -485,7 +483,7 @@ bool Generator::addRangeCarriers(Expr &e, IndexFrame &frame, Env &env,
     if (auto *read = llvm::dyn_cast<IndexExpr>(&x)) {
       auto &ie = *read;
       bool direct = llvm::any_of(ie.indices, [&](auto &sub) {
-        return directDim(*sub).has_value();
+        return frameLoop(*sub, frame).has_value();
       });
       // A base that is a name (not computed from indices) can be read here.
       auto *field = llvm::dyn_cast<FieldExpr>(ie.base.get());
@@ -501,7 +499,7 @@ bool Generator::addRangeCarriers(Expr &e, IndexFrame &frame, Env &env,
         }
         llvm::SmallVector<mlir::AffineExpr> results;
         for (auto [d, sub] : llvm::enumerate(ie.indices)) {
-          if (auto dim = directDim(*sub)) {
+          if (auto dim = frameLoop(*sub, frame)) {
             results.push_back(builder.getAffineDimExpr(*dim));
             continue;
           }
