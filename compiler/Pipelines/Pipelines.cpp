@@ -241,13 +241,16 @@ static GPUTileOptions tilingOf(const CUDAPipelineOptions &options) {
     tiling.blockSize = options.blockSize;
   if (options.tile > 0)
     tiling.tile = options.tile;
+  if (options.elementsPerThread > 0)
+    tiling.elementsPerThread = options.elementsPerThread;
   return tiling;
 }
 
 void buildCUDATilingPipeline(OpPassManager &pm,
                              const CUDAPipelineOptions &options) {
   pm.addPass(createGPUTile(tilingOf(options)));
-  addUpstream(pm, "canonicalize,cse");
+  // The masks of the threads' vectors (partial tiles) as masked transfers.
+  addUpstream(pm, "func.func(lower-vector-mask),canonicalize,cse");
   pm.addNestedPass<func::FuncOp>(createHideLoopCarriedSizes());
 }
 
@@ -269,6 +272,11 @@ void buildCUDAKernelsPipeline(OpPassManager &pm,
   pm.addPass(createGPUStageShared(staging));
   pm.addPass(createGPUReduce());
   addUpstream(pm, "convert-linalg-to-loops");
+  // The threads' vectors as 1-D (masked) loads and stores, which the NVVM
+  // conversion takes.
+  OpPassManager &fn = pm.nest<func::FuncOp>();
+  addUpstream(fn, "convert-vector-to-scf{full-unroll},lower-affine,canonicalize");
+  fn.addPass(createLowerVector());
   pm.addPass(createGPUHostMemory());
   pm.addPass(createGPUDeviceChecks());
   // Tiles to blocks, elements to threads: the nests of scf.parallel loops
@@ -288,7 +296,7 @@ void buildCUDAToNVVMPipeline(OpPassManager &pm,
   OpPassManager &kernels = pm.nest<gpu::GPUModuleOp>();
   kernels.addPass(createGPULowerAllReduce());
   kernels.addPass(createGPULowerCopies());
-  addUpstream(kernels, "convert-scf-to-cf,convert-gpu-to-nvvm,canonicalize,"
+  addUpstream(kernels, "convert-vector-to-llvm,convert-scf-to-cf,convert-gpu-to-nvvm,canonicalize,"
                        "reconcile-unrealized-casts");
   kernels.addPass(createGPUExactSqrt());
   kernels.addPass(createGPUCheckDeviceCalls());
@@ -403,12 +411,17 @@ struct CUDAPipelineCLOptions
                            llvm::cl::init("sm_90")};
   Option<int64_t> blockSize{*this, "block-size",
                             llvm::cl::desc("threads per block of element-wise "
-                                           "kernels (--gpu-block-size; 0: 256)"),
+                                           "kernels (--gpu-block-size; 0: 128)"),
                             llvm::cl::init(0)};
   Option<int64_t> tile{*this, "tile",
                        llvm::cl::desc("outputs per block side of contractions "
                                       "(--gpu-tile; 0: 16)"),
                        llvm::cl::init(0)};
+  Option<int64_t> elementsPerThread{
+      *this, "elements-per-thread",
+      llvm::cl::desc("consecutive elements per thread of element-wise "
+                     "kernels (--gpu-elements-per-thread; 0: 4)"),
+      llvm::cl::init(0)};
   Option<bool> bitcode{*this, "bitcode",
                        llvm::cl::desc("embed LLVM bitcode for the emulator "
                                       "(--gpu-bitcode)"),
@@ -423,6 +436,7 @@ struct CUDAPipelineCLOptions
     o.chip = chip;
     o.blockSize = blockSize;
     o.tile = tile;
+    o.elementsPerThread = elementsPerThread;
     o.bitcode = bitcode;
     o.toolkitPath = toolkit.empty() ? getCUDAToolkitPath() : toolkit.getValue();
     return o;

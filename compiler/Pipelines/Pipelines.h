@@ -80,6 +80,8 @@ struct CUDAPipelineOptions {
   /// per block of contractions (0: the compiler's choice).
   int64_t blockSize = 0;
   int64_t tile = 0;
+  /// Consecutive elements per thread of element-wise kernels (0: 4).
+  int64_t elementsPerThread = 0;
   /// Embed LLVM bitcode instead of PTX, for the CPU emulator of the tests.
   bool bitcode = false;
 };

@@ -53,6 +53,8 @@ struct TargetOptions {
   /// block side of contractions (0: the compiler's choice).
   int64_t gpuBlockSize = 0;
   int64_t gpuTile = 0;
+  /// CUDA: consecutive elements per thread of element-wise kernels (0: 4).
+  int64_t gpuElementsPerThread = 0;
   /// CUDA: embed LLVM bitcode instead of PTX, for the CPU emulator.
   bool gpuBitcode = false;
   /// CPU: sizes that override the host's target model (0: the model's).

@@ -61,12 +61,17 @@ static cl::opt<bool> compare(
 static cl::opt<int64_t> gpuBlockSize(
     "gpu-block-size",
     cl::desc("With --target=cuda: threads per block of element-wise kernels "
-             "(default 256)"),
+             "(default 128)"),
     cl::init(0), cl::cat(tdslCategory));
 static cl::opt<int64_t> gpuTile(
     "gpu-tile",
     cl::desc("With --target=cuda: outputs per block side of contractions "
              "(default 16, so 16x16 threads)"),
+    cl::init(0), cl::cat(tdslCategory));
+static cl::opt<int64_t> gpuElementsPerThread(
+    "gpu-elements-per-thread",
+    cl::desc("With --target=cuda: consecutive elements per thread of "
+             "element-wise kernels, loaded together (default 4)"),
     cl::init(0), cl::cat(tdslCategory));
 static cl::opt<bool> gpuBitcode(
     "gpu-bitcode",
@@ -185,6 +190,7 @@ static TargetOptions getTargetOptions() {
   o.optLevel = optLevel;
   o.gpuArch = gpuArch;
   o.gpuBlockSize = gpuBlockSize;
+  o.gpuElementsPerThread = gpuElementsPerThread;
   o.gpuTile = gpuTile;
   o.gpuBitcode = gpuBitcode;
   o.cpuVectorWidth = vectorWidth;
@@ -240,8 +246,10 @@ static const TargetBackend *checkOptions(bool runMode) {
   bool cuda = backend->getName() == "cuda";
   if (message.empty() && !cuda &&
       (gpuArch.getNumOccurrences() || gpuBlockSize.getNumOccurrences() ||
-       gpuTile.getNumOccurrences() || gpuBitcode))
-    message = "--gpu-arch, --gpu-block-size and --gpu-tile need --target=cuda";
+       gpuTile.getNumOccurrences() || gpuElementsPerThread.getNumOccurrences() ||
+       gpuBitcode))
+    message = "--gpu-arch, --gpu-block-size, --gpu-tile and "
+              "--gpu-elements-per-thread need --target=cuda";
   if (message.empty() && cuda &&
       (vectorWidth || contractionRows || contractionTile || contractionKBlock ||
        elementwiseTile))
@@ -492,6 +500,9 @@ static int compareTargets(bool runMode, const char *argv0) {
     options.gpuArgs.push_back("--gpu-block-size=" + std::to_string(gpuBlockSize));
   if (gpuTile.getNumOccurrences())
     options.gpuArgs.push_back("--gpu-tile=" + std::to_string(gpuTile));
+  if (gpuElementsPerThread.getNumOccurrences())
+    options.gpuArgs.push_back("--gpu-elements-per-thread=" +
+                              std::to_string(gpuElementsPerThread));
   auto cpuSize = [&](const char *flag, int64_t value) {
     if (value)
       options.cpuArgs.push_back(std::string(flag) + "=" + std::to_string(value));

@@ -9,10 +9,13 @@ def GPUTile : Pass<"tdsl-gpu-tile", "mlir::ModuleOp"> {
   let description = [{
     Tiles the parallel loops of each outermost linalg op into an
     `scf.forall` of blocks and the block's tile again into an `scf.forall`
-    of threads (one output element per thread), fusing fills. Element-wise
-    ops get blocks of `block-size` elements along their innermost loop;
-    contractions get `tile x tile` blocks of outputs, each thread running the
-    reduction loop. The innermost loop is listed first in each forall, so
+    of threads, fusing fills. Element-wise ops get blocks of `block-size`
+    threads along their innermost loop, each thread `elements-per-thread`
+    consecutive elements, vectorized (masked at the end of a row) so that
+    the thread's loads are all in flight before its first store: on an
+    H200, 4 elements per thread took a 64M-element `a * x + y` from 3.3 to
+    4.0-4.2 TB/s (8: 1.7 TB/s). Contractions get `tile x tile` blocks of
+    outputs, one per thread, each thread running the reduction loop. The innermost loop is listed first in each forall, so
     `gpu-map-parallel-loops` (which maps a nest outermost-first: outer loop
     to blocks, inner to threads, first dimension to x) gives it `x` and
     consecutive threads touch consecutive elements. Before each kernel it
@@ -22,21 +25,28 @@ def GPUTile : Pass<"tdsl-gpu-tile", "mlir::ModuleOp"> {
 
     ```mlir
     // after
-    scf.forall (%b) = (0) to (1000) step (256) {
-      scf.forall (%t) in (%n) { linalg.generic ... }
+    scf.forall (%b) = (0) to (1000) step (512) {
+      scf.forall (%t) = (0) to (%n) step (4) {  // %n = min(512, 1000 - %b)
+        vector.transfer_read ... : vector<4xf32>   // masked
+        ...
+      }
     }
     ```
   }];
   let options = [
-    Option<"blockSize", "block-size", "int64_t", /*default=*/"256",
+    Option<"blockSize", "block-size", "int64_t", /*default=*/"128",
            "Threads per block of element-wise ops">,
     Option<"tile", "tile", "int64_t", /*default=*/"16",
            "Rows and columns of outputs per block of a contraction">,
+    Option<"elementsPerThread", "elements-per-thread", "int64_t",
+           /*default=*/"4",
+           "Consecutive elements per thread of an element-wise op">,
   ];
   let dependentDialects = [
     "mlir::scf::SCFDialect", "mlir::tensor::TensorDialect",
     "mlir::linalg::LinalgDialect", "mlir::gpu::GPUDialect",
-    "mlir::affine::AffineDialect", "mlir::arith::ArithDialect"
+    "mlir::affine::AffineDialect", "mlir::arith::ArithDialect",
+    "mlir::vector::VectorDialect"
   ];
 }
 
@@ -53,9 +63,10 @@ def GPUStageShared : Pass<"tdsl-gpu-stage-shared", "mlir::ModuleOp"> {
     tx + c tile)), so that each value read from shared memory serves R
     outputs. The box of an input that a block reads (affine
     subscripts with non-negative coefficients) is copied into workgroup
-    memory by all the block's threads, followed by `gpu.barrier`, and read
-    from there. A contraction stages its first reduction loop in chunks of
-    up to 16 (two barriers per chunk). Inputs read about once per thread, or
+    memory by all the block's threads (each issuing up to 8 global loads
+    before their stores), followed by `gpu.barrier`, and read from there. A
+    contraction stages its first reduction loop in chunks of up to 16 (two
+    barriers per chunk), the chunk's loop unrolled by 4. Inputs read about once per thread, or
     with other subscripts, or beyond the 40 KiB budget, are read from global
     memory. A fill of the output just before the op becomes the initial
     value of each thread's accumulator.

@@ -21,6 +21,8 @@ public:
         options.gpuTile < 0 || options.gpuTile * options.gpuTile > 1024)
       return "--gpu-block-size must be 1..1024 and --gpu-tile 1..32 (a block "
              "has at most 1024 threads)";
+    if (options.gpuElementsPerThread < 0 || options.gpuElementsPerThread > 64)
+      return "--gpu-elements-per-thread must be 1..64";
     return "";
   }
 
@@ -38,6 +40,7 @@ public:
     cuda.toolkitPath = getCUDAToolkitPath();
     cuda.blockSize = options.gpuBlockSize;
     cuda.tile = options.gpuTile;
+    cuda.elementsPerThread = options.gpuElementsPerThread;
     cuda.bitcode = options.gpuBitcode;
     CUDAStage stage = CUDAStage::LLVMDialect;
     // Linalg IR is not a stop of its own: kernels are tiled right after.

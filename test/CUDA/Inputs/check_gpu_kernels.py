@@ -9,7 +9,8 @@ row maxima have integer-valued (or tenths-valued) f32 inputs whose exact
 results are below 2^24 (row sums: tenths, below 2^24 / 10), so they must be
 exact up to the order of summation: rtol 1e-6. Softmax uses exp: rtol 1e-5,
 atol 1e-7. The i64 matmul and the reductions over a few iterations
-(tiny_reduce) are exact.
+(tiny_reduce) are exact, and so are the element-wise results (small
+integers) and the booleans; exp: rtol 1e-6.
 """
 import os
 import sys
@@ -63,6 +64,8 @@ def references():
     short = ((i + 5 * j) % 23).astype(np.float64)
     s = short / 10.0
     e = np.exp(s - s.max(axis=1, keepdims=True))
+    X = x_input().astype(np.float64)
+    line = ((np.arange(1003) * 37) % 11 - 5.0).astype(np.float32)
     return {
         "matmul": (A @ B, 1e-6, 0),
         "at_matmul": (A @ B, 1e-6, 0),
@@ -77,6 +80,9 @@ def references():
         "rowmax": (short.max(axis=1), 0, 0),
         "softmax": (e / e.sum(axis=1, keepdims=True), 1e-5, 1e-7),
         "tiny_reduce": (np.array([0.25, -5.0, 0.5, -10.0]), 0, 0),
+        "elementwise": (X * 2.0 + X[:, :1] - X[:1, :], 0, 0),
+        "flags": ((np.arange(1024) * 37) % 11 - 5 != 0, 0, 0),
+        "line": (np.exp(line / 4.0), 1e-6, 0),
     }
 
 
@@ -91,7 +97,10 @@ def main():
             if got.shape != ref.shape:
                 print(f"{d}/{name}: shape {got.shape}, expected {ref.shape}")
                 failures += 1
-            elif not np.allclose(got, ref, rtol=rtol, atol=atol):
+            elif ref.dtype == bool and not np.array_equal(got, ref):
+                print(f"{d}/{name}: {np.count_nonzero(got != ref)} booleans differ")
+                failures += 1
+            elif ref.dtype != bool and not np.allclose(got, ref, rtol=rtol, atol=atol):
                 err = np.max(np.abs(got - ref))
                 print(f"{d}/{name}: max |error| {err:g} (rtol {rtol}, atol {atol})")
                 failures += 1

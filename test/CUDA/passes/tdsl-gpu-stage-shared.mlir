@@ -4,8 +4,11 @@
 // A matmul: one block of 16 x 16 threads per 16 x 16 outputs (12 tiles,
 // numbered along grid x); A's rows and
 // B's columns for a chunk of 16 k are copied to workgroup memory (256
-// elements each, one per thread), between barriers; the fill before it is
-// each thread's initial accumulator; 100 = 6 x 16 + 4 leaves a chunk of 4.
+// elements each, one per thread: each thread issues its loads before its
+// stores), between barriers; the fill before it is each thread's initial
+// accumulator; 100 = 6 x 16 + 4 leaves a chunk of 4. The chunk's loop is
+// unrolled by 4 (its trip count is not a constant: an epilogue loop
+// follows).
 
 #mA = affine_map<(i, j, k) -> (i, k)>
 #mB = affine_map<(i, j, k) -> (k, j)>
@@ -28,17 +31,19 @@ func.func @matmul(%A: memref<40x100xf32>, %B: memref<100x50xf32>, %C: memref<40x
 // CHECK:       gpu.launch blocks(%[[BX:.*]], %[[BY:.*]], %{{.*}}) in (%{{.*}} = %c12, %{{.*}} = %c1, %{{.*}} = %c1) threads(%[[TX:.*]], %[[TY:.*]], %{{.*}}) in (%{{.*}} = %c16, %{{.*}} = %c16, %{{.*}} = %c1)
 // CHECK-SAME:  workgroup(%[[SA:.*]] : memref<16x16xf32, #gpu.address_space<workgroup>>, %[[SB:.*]] : memref<16x16xf32, #gpu.address_space<workgroup>>)
 // CHECK:       %[[ACC:.*]] = scf.for %[[K0:.*]] = %c0 to %c100 step %c16 iter_args(%{{.*}} = %cst)
-// CHECK:         scf.for %{{.*}} = %{{.*}} to %c256 step %c256
-// CHECK:           memref.load %{{.*}}[%{{.*}}, %{{.*}}] : memref<40x100xf32>
-// CHECK:           memref.store %{{.*}}, %[[SA]]
-// CHECK:         scf.for %{{.*}} = %{{.*}} to %c256 step %c256
-// CHECK:           memref.load %{{.*}}[%{{.*}}, %{{.*}}] : memref<100x50xf32>
-// CHECK:           memref.store %{{.*}}, %[[SB]]
+// CHECK-NOT:     scf.for
+// CHECK:         memref.load %{{.*}}[%{{.*}}, %{{.*}}] : memref<40x100xf32>
+// CHECK:         memref.store %{{.*}}, %[[SA]]
+// CHECK-NOT:     scf.for
+// CHECK:         memref.load %{{.*}}[%{{.*}}, %{{.*}}] : memref<100x50xf32>
+// CHECK:         memref.store %{{.*}}, %[[SB]]
 // CHECK:         gpu.barrier
 // CHECK:         %[[N:.*]] = arith.minui
-// CHECK:         scf.for %[[K:.*]] = %c0 to %[[N]] step %c1
-// CHECK:           memref.load %[[SA]][%[[TY]], %[[K]]]
-// CHECK:           memref.load %[[SB]][%[[K]], %[[TX]]]
+// CHECK:         scf.for %[[K:.*]] = %c0 to %{{.*}} step %c4
+// CHECK-COUNT-4:   memref.load %[[SA]][%[[TY]], %{{.*}}]
+// CHECK:         scf.for %{{.*}} = %{{.*}} to %[[N]] step %c1
+// CHECK:           memref.load %[[SA]][%[[TY]], %{{.*}}]
+// CHECK:           memref.load %[[SB]][%{{.*}}, %[[TX]]]
 // CHECK:           arith.mulf
 // CHECK:           arith.addf
 // CHECK:         gpu.barrier

@@ -1,6 +1,6 @@
-// RUN: tdsl-opt %s --tdsl-gpu-tile --canonicalize --split-input-file | FileCheck %s
+// RUN: tdsl-opt %s '--tdsl-gpu-tile=block-size=256 elements-per-thread=1' --canonicalize --split-input-file | FileCheck %s
 // RUN: tdsl-opt %s '--tdsl-gpu-tile=block-size=128 tile=8' --canonicalize --split-input-file | FileCheck %s --check-prefix=OPT
-// RUN: tdsl-opt %s --tdsl-gpu-tile --split-input-file --mlir-print-debuginfo --mlir-print-local-scope | FileCheck %s --check-prefix=NAME
+// RUN: tdsl-opt %s '--tdsl-gpu-tile=block-size=256 elements-per-thread=1' --split-input-file --mlir-print-debuginfo --mlir-print-local-scope | FileCheck %s --check-prefix=NAME
 
 // Each outermost linalg op on tensors becomes an scf.forall of blocks whose
 // body is an scf.forall of threads, one output element per thread (later
@@ -8,7 +8,9 @@
 // elements, flattened to one loop when their operands allow it; ops with
 // reductions get `tile` x `tile` blocks, each thread running the reduction
 // loop. The innermost loop is listed first, so that it becomes x and
-// consecutive threads touch consecutive elements. Before each kernel the
+// consecutive threads touch consecutive elements. (The CHECK lines give a
+// thread one element; by default each thread of an element-wise op gets 4
+// consecutive ones as one vector op, see OPT.) Before each kernel the
 // pass calls tdsl_cuda_set_work with the flops and bytes the runtime credits
 // to the next launch. Contractions and row reductions (written as
 // gpu.launch by tdsl-gpu-stage-shared / tdsl-gpu-reduce) only get the work
@@ -32,8 +34,21 @@
 // CHECK:               arith.mulf
 // CHECK:               arith.addf
 // CHECK:         return %[[R]]
+// With 4 elements per thread (the default), blocks of 128 threads hold 512
+// elements; each thread reads its 4 with masked vector reads before it
+// writes any (masked in every block: the second block holds 488 elements,
+// so a block's size is not known statically).
 // OPT-LABEL:   func.func @saxpy(
-// OPT:           scf.forall (%{{.*}}) = (0) to (1000) step (128)
+// OPT:           scf.forall (%[[B:.*]]) = (0) to (1000) step (512)
+// OPT:             %[[N:.*]] = affine.min #{{.*}}(%[[B]])
+// OPT:             scf.forall (%[[T:.*]]) = (0) to (%[[N]]) step (4)
+// OPT:               %[[K:.*]] = affine.min #{{.*}}(%[[T]])[%[[N]]]
+// OPT:               %[[M:.*]] = vector.create_mask %[[K]] : vector<4xi1>
+// OPT:               vector.mask %[[M]] { vector.transfer_read {{.*}} : tensor<?xf32>, vector<4xf32> }
+// OPT:               vector.mask %[[M]] { vector.transfer_read {{.*}} : tensor<?xf32>, vector<4xf32> }
+// OPT:               arith.mulf {{.*}} : vector<4xf32>
+// OPT:               arith.addf {{.*}} : vector<4xf32>
+// OPT:               vector.mask %[[M]] { vector.transfer_write {{.*}} : vector<4xf32>, tensor<?xf32> }
 // NAME-LABEL:  func.func @saxpy(
 #id = affine_map<(d0) -> (d0)>
 func.func @saxpy(%x: tensor<1000xf32>, %y: tensor<1000xf32>, %a: f32) -> tensor<1000xf32> {
