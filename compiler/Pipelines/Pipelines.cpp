@@ -128,6 +128,9 @@ void buildCPUTilingPipeline(OpPassManager &pm,
   pm.addNestedPass<func::FuncOp>(createSplitStridedWindows());
   pm.addNestedPass<func::FuncOp>(createSplitReduction());
   pm.addNestedPass<func::FuncOp>(createCollapseDims());
+  // After the merge: it keeps a transposed operand's merged dimensions
+  // together (w[c, i, j, o] read along (c, i, j) is w'[o, cij]).
+  pm.addNestedPass<func::FuncOp>(createPackTransposedOperands());
   pm.addNestedPass<func::FuncOp>(
       createTileToForall({options.contractionTile, options.minTasks,
                           options.elementwiseTile}));

@@ -177,13 +177,15 @@ func.func @vecmat(%x: tensor<32xf32>, %a: tensor<32x128xf32>, %y: tensor<128xf32
 // Index notation's products are linalg.generic ops: one whose body is
 // out + a * b and whose result indexes the leading loops in order becomes a
 // linalg.contract, vectorized as a named one (outer products, so FMAs); a
-// product into a transposed result is left to the element-wise vectorizer.
+// product into a transposed result (c[j, i]) first has its loops permuted
+// into the result's order, and the operand read along the result's last
+// loop (a[i, k]) becomes the right-hand side.
 // CHECK-LABEL: func.func @index_matmul(
 // CHECK: vector.contract {{.*}} : vector<8x1xf32>, vector<1x32xf32> into vector<8x32xf32>
 // CHECK-NOT: arith.mulf
 // CHECK-LABEL: func.func @index_matmul_transposed_result(
-// CHECK-NOT: vector.contract
-// CHECK: arith.mulf {{.*}} : vector<
+// CHECK-NOT: arith.mulf
+// CHECK: vector.contract {{.*}} : vector<1x8xf32>, vector<32x1xf32> into vector<8x32xf32>
 // sum(k) x[k] * x[i] (a difffuzz find): x[i] does not vary with k, so no
 // reduction pair for vector.contract; it stays a generic.
 // CHECK-LABEL: func.func @no_contracting_pair(
@@ -292,4 +294,40 @@ func.func @conv_tile(%w: tensor<8x3x3x3xf32>, %x: tensor<1x3x3x58xf32>, %out: te
     linalg.yield %s : f32
   } -> tensor<1x8x1x56xf32>
   return %r : tensor<1x8x1x56xf32>
+}
+
+// A reduction loop between the output loops (a dense layer's input adjoint,
+// dx[n, k] = sum(o) s[n, o] * w[k, o]): the loops are put in the result's
+// order first, so it is a vector.contract too (it was a multiply of two
+// broadcast 8 x 1 x 32 reads and an add).
+// CHECK-LABEL: func.func @reduction_between(
+// CHECK-NOT: arith.mulf
+// CHECK: vector.contract {{.*}} : vector<8x1xf32>, vector<32x1xf32> into vector<8x32xf32>
+func.func @reduction_between(%s: tensor<32x10xf32>, %w: tensor<128x10xf32>, %o: tensor<32x128xf32>) -> tensor<32x128xf32> {
+  %r = linalg.generic {indexing_maps = [affine_map<(n, o, k) -> (n, o)>, affine_map<(n, o, k) -> (k, o)>, affine_map<(n, o, k) -> (n, k)>], iterator_types = ["parallel", "reduction", "parallel"]} ins(%s, %w : tensor<32x10xf32>, tensor<128x10xf32>) outs(%o : tensor<32x128xf32>) {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %m = arith.mulf %x, %y : f32
+    %t = arith.addf %acc, %m : f32
+    linalg.yield %t : f32
+  } -> tensor<32x128xf32>
+  return %r : tensor<32x128xf32>
+}
+
+// On run-time sizes the register tile's reads and write are masked, its
+// vector.contract (rows x columns x 1 step) is not: the lanes a mask would
+// turn off are past the edge, zeros in the reads, dropped by the write.
+// CHECK-LABEL: func.func @dynamic_product(
+// CHECK: vector.mask %{{.*}} { vector.transfer_read
+// CHECK-NOT: vector.mask %{{.*}} { vector.contract
+// CHECK: vector.contract {{.*}} : vector<8x1xf32>, vector<1x32xf32> into vector<8x32xf32>
+// CHECK-NOT: vector.mask %{{.*}} { vector.contract
+// CHECK: vector.mask %{{.*}} { vector.transfer_write
+func.func @dynamic_product(%a: tensor<?x?xf32>, %b: tensor<?x?xf32>, %c: tensor<?x?xf32>) -> tensor<?x?xf32> {
+  %r = linalg.generic {indexing_maps = [affine_map<(i, j, k) -> (i, k)>, affine_map<(i, j, k) -> (k, j)>, affine_map<(i, j, k) -> (i, j)>], iterator_types = ["parallel", "parallel", "reduction"]} ins(%a, %b : tensor<?x?xf32>, tensor<?x?xf32>) outs(%c : tensor<?x?xf32>) {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %m = arith.mulf %x, %y : f32
+    %t = arith.addf %acc, %m : f32
+    linalg.yield %t : f32
+  } -> tensor<?x?xf32>
+  return %r : tensor<?x?xf32>
 }

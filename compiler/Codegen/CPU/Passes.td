@@ -56,6 +56,36 @@ def SliceOffsetReads : Pass<"tdsl-slice-offset-reads", "mlir::func::FuncOp"> {
   let dependentDialects = ["mlir::tensor::TensorDialect"];
 }
 
+def PackTransposedOperands : Pass<"tdsl-pack-transposed-operands", "mlir::func::FuncOp"> {
+  let summary = "Copy a contraction's transposed right-hand operand with its columns innermost";
+  let description = [{
+    A contraction's register tile (tdsl-vectorize) loads vectors of the
+    operand that the result's last loop reads (B[k, j:j+32] of A @ B). When
+    that operand keeps a reduction loop innermost instead (A @ B^T:
+    `sum(k) a[i, k] * b[j, k]`; the adjoint of a dense layer for its input),
+    each vector was a gather a row apart. Such an operand is first copied,
+    by a linalg.generic transpose, into a tensor with the result's last
+    loop innermost, and the contraction reads the copy: the same code as
+    A @ B. Only where the product's other output loops (its rows) reuse
+    each element at least 4 times; the copy inherits the product's kernel
+    id with `.packed`, so it is timed with the product.
+
+    ```mlir
+    // before: c[i, j] = sum(k) a[i, k] * b[j, k]
+    linalg.generic {indexing_maps = [(i, j, k) -> (i, k), (i, j, k) -> (j, k),
+                                     (i, j, k) -> (i, j)], ...}
+      ins(%a, %b : tensor<64x32xf32>, tensor<48x32xf32>)
+    // after
+    %bt = linalg.generic {indexing_maps = [(d0, d1) -> (d1, d0), (d0, d1) -> (d0, d1)], ...}
+      ins(%b : tensor<48x32xf32>) outs(%e : tensor<32x48xf32>)
+    linalg.generic {indexing_maps = [(i, j, k) -> (i, k), (i, j, k) -> (k, j),
+                                     (i, j, k) -> (i, j)], ...}
+      ins(%a, %bt : tensor<64x32xf32>, tensor<32x48xf32>)
+    ```
+  }];
+  let dependentDialects = ["mlir::tensor::TensorDialect", "mlir::linalg::LinalgDialect"];
+}
+
 def CollapseDims : Pass<"tdsl-collapse-dims", "mlir::func::FuncOp"> {
   let summary = "Merge runs of loops that memory keeps contiguous";
   let description = [{
