@@ -3,6 +3,8 @@ import sys
 
 import numpy as np
 
+from static_and_dynamic import check
+
 d = sys.argv[1]
 L = lambda n: np.load("%s/%s.npy" % (d, n)).astype(np.float64)
 A, b, c, X, Y, x, v = (L(n) for n in "A b c X Y x v".split())
@@ -18,12 +20,4 @@ refs = {
     "diag": np.where(i == j, P[3] + 100.0, P[3] - j),
     "kept": np.exp(P[4] * 0.01) + P[4] @ L("W"),
 }
-wrong = 0
-for name, ref in refs.items():
-    for tag in ("0", "1"):
-        got = L(name + "-" + tag)
-        ok = got.shape == ref.shape and (
-            np.abs(got - ref).max() / max(np.abs(ref).max(), 1.0) < 1e-5)
-        wrong += not ok
-        print(name, tag, got.shape, "ok" if ok else "WRONG")
-print("wrong:", wrong)
+check(d, refs)

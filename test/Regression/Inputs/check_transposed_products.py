@@ -3,6 +3,8 @@ import sys
 
 import numpy as np
 
+from static_and_dynamic import check
+
 d = sys.argv[1]
 L = lambda n: np.load("%s/%s.npy" % (d, n)).astype(np.float64)
 A, Bt, B, S, H, W, X, Y = (L(n) for n in "A Bt B S H W X Y".split())
@@ -14,12 +16,4 @@ refs = {
     "window": np.einsum("no,cijo->ncij", S, W),
     "batched": np.einsum("bik,bjk->bij", X, Y),
 }
-wrong = 0
-for name, ref in refs.items():
-    for tag in ("0", "1"):
-        got = L(name + "-" + tag)
-        ok = got.shape == ref.shape and (
-            np.abs(got - ref).max() / max(np.abs(ref).max(), 1.0) < 1e-5)
-        wrong += not ok
-        print(name, tag, got.shape, "ok" if ok else "WRONG")
-print("wrong:", wrong)
+check(d, refs)
