@@ -89,7 +89,7 @@ void packTransposedOperand(linalg::GenericOp op) {
     sizes.push_back(tensor::getMixedSize(b, loc, src, r));
   Value init = tensor::EmptyOp::create(b, loc, sizes, type.getElementType());
   MLIRContext *ctx = op.getContext();
-  SmallVector<AffineExpr> readExprs, packedExprs;
+  SmallVector<AffineExpr> packedExprs;
   for (int64_t r : perm)
     packedExprs.push_back(rmap.getResult(r));
   // As a generic over the copy's dimensions (the vectorizer's transposes
