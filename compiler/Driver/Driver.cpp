@@ -263,7 +263,8 @@ LogicalResult buildExecutable(ModuleOp module, const TargetOptions &options,
   unsigned parts = std::clamp(std::thread::hardware_concurrency(), 1u, 4u);
   std::vector<std::string> objects;
   TimingScope codegen = nest("LLVM IR, optimization, code generation");
-  LogicalResult result = emitHostObjects(module, options.optLevel, parts, objects, error);
+  LogicalResult result = emitHostObjects(module, options.optLevel, parts, objects, error,
+                                          timing ? &codegen : nullptr);
   codegen.stop();
   TimingScope link = nest("link");
   if (succeeded(result))

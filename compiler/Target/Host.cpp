@@ -270,7 +270,11 @@ static void splitBalanced(llvm::Module &module, unsigned parts,
 }
 
 LogicalResult emitHostObjects(ModuleOp module, unsigned optLevel, unsigned parts,
-                              std::vector<std::string> &paths, std::string &error) {
+                              std::vector<std::string> &paths, std::string &error,
+                              TimingScope *timing) {
+  auto nest = [&](llvm::StringRef name) {
+    return timing ? timing->nest(name) : TimingScope();
+  };
   auto newObjectFile = [&](int &fd) -> bool {
     llvm::SmallString<256> path;
     if (std::error_code ec = llvm::sys::fs::createTemporaryFile("tdslc", "o", fd, path)) {
@@ -303,7 +307,9 @@ LogicalResult emitHostObjects(ModuleOp module, unsigned optLevel, unsigned parts
   // the runtime, so no piece needs another's bodies.
   llvm::LLVMContext ctx;
   registerTranslations(module.getContext());
+  TimingScope translate = nest("translation to LLVM IR");
   auto whole = translateModuleToLLVMIR(module, ctx, "tdsl");
+  translate.stop();
   if (!whole)
     return failure();
   std::unique_ptr<llvm::TargetMachine> firstTm = createHostTargetMachine(optLevel);
@@ -313,6 +319,7 @@ LogicalResult emitHostObjects(ModuleOp module, unsigned optLevel, unsigned parts
   }
   whole->setDataLayout(firstTm->createDataLayout());
   whole->setTargetTriple(firstTm->getTargetTriple());
+  TimingScope split = nest("outlining, merging, splitting");
   hoistStaticAllocas(*whole);
   outlineLoopsOfLargeFunctions(*whole, kOutlineLimit);
   // Before the split, so that equal functions in different pieces merge,
@@ -330,6 +337,7 @@ LogicalResult emitHostObjects(ModuleOp module, unsigned optLevel, unsigned parts
     llvm::raw_svector_ostream os(bitcode.back());
     llvm::WriteBitcodeToFile(*piece, os);
   });
+  split.stop();
   std::vector<int> fds;
   for (size_t i = 0; i < bitcode.size(); ++i) {
     int fd;
@@ -360,12 +368,14 @@ LogicalResult emitHostObjects(ModuleOp module, unsigned optLevel, unsigned parts
     }
     (void)emitObject(**piece, *tm, os, errors[i]);
   };
+  TimingScope pieces = nest("optimization and code generation of the pieces");
   std::vector<std::thread> threads;
   for (size_t i = 1; i < bitcode.size(); ++i)
     threads.emplace_back(compilePiece, i, createHostTargetMachine(optLevel));
   compilePiece(0, std::move(firstTm));
   for (std::thread &t : threads)
     t.join();
+  pieces.stop();
   for (const std::string &e : errors)
     if (!e.empty()) {
       error = e;

@@ -9,6 +9,7 @@
 #define TDSL_TARGET_HOST_H
 
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/Support/Timing.h"
 #include "llvm/Support/Error.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -66,10 +67,12 @@ std::string getRuntimeLibDir(const char *argv0);
 /// Writes `module` (LLVM dialect) as object files to new temporary files
 /// (their paths appended to `paths`, also after a failure): optimized and
 /// compiled in `parts` pieces, each on a thread of its own, or in one piece
-/// when `parts` is 1 or the module holds GPU code.
+/// when `parts` is 1 or the module holds GPU code. With `timing`, its
+/// serial steps and the pieces' compile are timed under it.
 mlir::LogicalResult emitHostObjects(mlir::ModuleOp module, unsigned optLevel,
                                     unsigned parts, std::vector<std::string> &paths,
-                                    std::string &error);
+                                    std::string &error,
+                                    mlir::TimingScope *timing = nullptr);
 
 mlir::LogicalResult linkExecutable(const std::vector<std::string> &objectFiles,
                                    const std::string &output,
