@@ -98,6 +98,7 @@ static FailureOr<func::FuncOp> buildGradient(func::FuncOp fn, unsigned n,
   symbols.insert(grad, std::next(Block::iterator(fn)));
   if (failed(inlineCalls(grad, symbols)))
     return failure();
+  raiseAffineReads(grad);
   if (!grad.getBody().hasOneBlock())
     return fn.emitError("cannot differentiate '")
            << fn.getSymName() << "': its body is not one block";

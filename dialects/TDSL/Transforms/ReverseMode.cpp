@@ -492,7 +492,10 @@ LogicalResult ReverseSweep::visitIndexGen(Operation *op, Value g) {
     extremum = *found;
   }
   for (auto [i, input] : llvm::enumerate(gen.getInputs())) {
-    if (!active.contains(input))
+    // An element the body does not use (an input that only gives loops
+    // their ranges) has a zero adjoint.
+    if (!active.contains(input) ||
+        gen.getRegion().front().getArgument(i).use_empty())
       continue;
     FailureOr<Value> adj = indexGenAdjoint(op, g, input, i, extremum);
     if (failed(adj))

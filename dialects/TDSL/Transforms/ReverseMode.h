@@ -14,6 +14,7 @@
 
 #include "dialects/TDSL/IR/TDSLOps.h"
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/AffineExpr.h"
@@ -49,6 +50,10 @@ buildIndexGen(mlir::OpBuilder &b, mlir::Location loc, mlir::Type resultType,
               llvm::function_ref<mlir::Value(mlir::OpBuilder &, mlir::ValueRange)>
                   body,
               CombinerKind reduce = CombinerKind::sum);
+
+/// Turns the element reads of index_gen bodies in `fn` that its inlined
+/// calls made affine in the loops into inputs (RaiseAffineReads.cpp).
+void raiseAffineReads(mlir::func::FuncOp fn);
 
 struct PointAdjoint;
 
