@@ -557,6 +557,58 @@ FailureOr<Value> ReverseSweep::indexGenAdjoint(Operation *op, Value g,
   return gatherAdjoint(op, g, input, inputIndex, extremum, nullptr);
 }
 
+/// The loop of `gen` that `v` is, through casts between index and i64.
+static std::optional<unsigned> loopOf(Value v, IndexGenOp gen) {
+  while (auto cast = v.getDefiningOp<CastOp>()) {
+    auto wide = [](Type t) { return t.isIndex() || t.isInteger(64); };
+    if (!wide(cast.getInput().getType()) || !wide(cast.getType()))
+      return std::nullopt;
+    v = cast.getInput();
+  }
+  auto index = v.getDefiningOp<IndexOp>();
+  if (!index || index->getParentOfType<IndexGenOp>() != gen)
+    return std::nullopt;
+  return index.getDim();
+}
+
+/// Per dimension of `input`, which `gen`'s body reads only by element: the
+/// loop that every read subscripts it with, when `gen` also takes that
+/// loop's range from that dimension of `input` (MLIRGen's range carrier
+/// of a computed read), or -1.
+static SmallVector<int> directLoops(IndexGenOp gen, Value input) {
+  auto type = cast<RankedTensorType>(input.getType());
+  SmallVector<int> loops(type.getRank(), -1);
+  SmallVector<tensor::ExtractOp> reads;
+  for (Operation *user : input.getUsers()) {
+    // Sizes (the reads' checks) are no element reads.
+    if (!gen->isProperAncestor(user) || isa<tensor::DimOp>(user))
+      continue;
+    auto read = dyn_cast<tensor::ExtractOp>(user);
+    if (!read)
+      return loops;
+    reads.push_back(read);
+  }
+  SmallVector<AffineMap> maps = gen.getIndexingMapsArray();
+  for (unsigned k = 0; k < loops.size(); ++k) {
+    std::optional<unsigned> common;
+    for (tensor::ExtractOp read : reads) {
+      std::optional<unsigned> loop = loopOf(read.getIndices()[k], gen);
+      if (!loop || (common && *common != *loop)) {
+        common.reset();
+        break;
+      }
+      common = loop;
+    }
+    if (!common)
+      continue;
+    AffineExpr dim = getAffineDimExpr(*common, gen.getContext());
+    for (auto [operand, map] : llvm::zip(gen.getInputs(), maps))
+      if (operand == input && map.getResult(k) == dim)
+        loops[k] = *common;
+  }
+  return loops;
+}
+
 /// The masked gather of indexGenAdjoint or, with `shift`, one term of a
 /// shifted adjoint: the loops of the op itself, the output indexed by the
 /// shift's loops, each iteration contributing the reads of `input` at
@@ -577,6 +629,7 @@ FailureOr<Value> ReverseSweep::gatherAdjoint(Operation *op, Value g,
   SmallVector<std::pair<unsigned, AffineExpr>> masked;
   unsigned numLoops = numOldLoops;
   llvm::SmallBitVector seen(numOldLoops);
+  SmallVector<unsigned> gatherLoops; // per dimension of a gathered input
   Type resultType = input.getType();
   if (shift) {
     for (unsigned loop : shift->loops)
@@ -594,9 +647,18 @@ FailureOr<Value> ReverseSweep::gatherAdjoint(Operation *op, Value g,
       out.push_back(getAffineDimExpr(numLoops++, ctx));
     }
   } else if (gatheredInput) {
-    for (int64_t d = 0, e = cast<RankedTensorType>(input.getType()).getRank();
-         d < e; ++d)
-      out.push_back(getAffineDimExpr(numLoops++, ctx));
+    // A dimension read at one loop of the op is that loop of the adjoint
+    // (a batch index, `x[n, f / (H * W), ...]` of nn.flatten), not a loop
+    // of its own over the dimension: the gather visits the tensor once
+    // per value of the other loops only.
+    for (int loop : directLoops(gen, input)) {
+      if (loop < 0 || seen.test(loop))
+        loop = numLoops++;
+      else
+        seen.set(loop);
+      gatherLoops.push_back(loop);
+      out.push_back(getAffineDimExpr(loop, ctx));
+    }
   }
   auto widen = [&](AffineMap m) {
     return AffineMap::get(numLoops, 0, m.getResults(), ctx);
@@ -652,8 +714,8 @@ FailureOr<Value> ReverseSweep::gatherAdjoint(Operation *op, Value g,
           inner.setElement(input, at);
         } else if (gatheredInput) {
           SmallVector<Value> at;
-          for (unsigned d = numOldLoops; d < numLoops; ++d)
-            at.push_back(loopIndex(bb, loc, d));
+          for (unsigned loop : gatherLoops)
+            at.push_back(loopIndex(bb, loc, loop));
           inner.setElement(input, at);
         } else {
           inner.setElement(this->gathered, element);
