@@ -5,6 +5,8 @@ import sys
 import numpy as np
 import torch
 
+from compare_npy import compare
+
 d = sys.argv[1]
 L = lambda n: torch.tensor(np.load("%s/%s.npy" % (d, n)), dtype=torch.float64,
                            requires_grad=True)
@@ -21,14 +23,6 @@ gx3, _, _ = conv_grads(L("x3"), L("w3"), L("b3"), L("t3"), 3)
 v, r = L("v"), L("r")
 n = (v.shape[0] - 1) // 3
 (v[1:3 * n + 1:3] ** 2 * r).sum().backward()
-refs = {"s2-x": gx, "s2-w": gw, "s2-b": gb, "s2-x-dyn": gx, "s2-w-dyn": gw,
-        "s3-x": gx3, "s1-v": v.grad}
-wrong = 0
-for name, ref in refs.items():
-    ref = ref.numpy()
-    got = np.load("%s/%s.npy" % (d, name)).astype(np.float64)
-    ok = got.shape == ref.shape and np.allclose(
-        got, ref, rtol=0, atol=1e-5 * max(1.0, np.abs(ref).max()))
-    wrong += not ok
-    print(name, got.shape, "ok" if ok else "WRONG")
-print("wrong:", wrong)
+compare(d, [(name, ref.numpy()) for name, ref in [
+    ("s2-x", gx), ("s2-w", gw), ("s2-b", gb), ("s2-x-dyn", gx), ("s2-w-dyn", gw),
+    ("s3-x", gx3), ("s1-v", v.grad)]])
