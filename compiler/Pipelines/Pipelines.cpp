@@ -319,6 +319,10 @@ void buildCUDABinaryPipeline(OpPassManager &pm,
 
 void buildCUDAHostToLLVMPipeline(OpPassManager &pm) {
   pm.addNestedPass<func::FuncOp>(createExpandBF16());
+  // The host's own vector code: canonicalizations after the first lowering
+  // make n-D shape casts again (a transpose of unit dimensions), which the
+  // conversion to LLVM does not take.
+  pm.addNestedPass<func::FuncOp>(createLowerVector());
   addUpstream(pm, "convert-scf-to-cf,convert-math-to-libm,gpu-to-llvm,"
                   "finalize-memref-to-llvm{use-generic-functions},"
                   "convert-to-llvm,reconcile-unrealized-casts,canonicalize");
