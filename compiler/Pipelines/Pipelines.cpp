@@ -171,6 +171,7 @@ void buildCPUBufferizePipeline(OpPassManager &pm) {
   pm.addNestedPass<func::FuncOp>(createHoistVectorTransfers());
   pm.addNestedPass<func::FuncOp>(createPeelMaskedLoops());
   pm.addNestedPass<func::FuncOp>(createShareShiftedReads());
+  pm.addNestedPass<func::FuncOp>(createDeinterleaveStridedReads());
   pm.addNestedPass<func::FuncOp>(createChainKernelClocks());
 }
 

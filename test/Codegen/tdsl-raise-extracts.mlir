@@ -6,6 +6,9 @@
 // j + 1 is not (not a loop index), nor the read of the smaller y.
 // CHECK-DAG: #[[ID:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
 // CHECK-DAG: #[[WM:.*]] = affine_map<(d0, d1, d2, d3) -> (d1, 0)>
+// The maps of @strided, below.
+// CHECK-DAG: #[[SW:.*]] = affine_map<(d0, d1) -> (d0 * 2 + d1)>
+// CHECK-DAG: #[[S3:.*]] = affine_map<(d0, d1) -> (d0 * 3)>
 // CHECK-LABEL: func.func @reads(
 // CHECK-SAME: %[[X:[^:]*]]: tensor<2x3x4x5xf32>, %[[W:[^:]*]]: tensor<3x2xf32>, %[[Y:[^:]*]]: tensor<2x3x4x4xf32>
 // CHECK: linalg.generic {indexing_maps = [#[[ID]], #[[WM]], #[[ID]]], {{.*}}} ins(%[[X]], %[[W]] : tensor<2x3x4x5xf32>, tensor<3x2xf32>) outs(%{{.*}} : tensor<2x3x4x5xf32>) attrs = {tdsl.kernel_id = "k#0"} {
@@ -139,4 +142,70 @@ func.func @dynamic_checked_partial(%x: tensor<?xf32>, %n: index, %m: index) -> t
     linalg.yield %a : f32
   } -> tensor<?x?xf32>
   return %r : tensor<?x?xf32>
+}
+
+// Subscripts that are linear in the loops with positive constant factors
+// (`2 * i + di + 1`, a strided window that a callee computes from its
+// stride parameter) are raised with that map, from the slice that starts
+// at the constant; one whose last element would leave the tensor
+// (3 * i over 6 values of i reaches 15 in 16 elements, 3 * i + 1 reaches
+// 16) stays a read, as does a product of two loops.
+// CHECK-LABEL: func.func @strided(
+// CHECK-SAME: %[[X:[^:]*]]: tensor<16xf32>
+// CHECK: %[[S:.*]] = tensor.extract_slice %[[X]][1] [15] [1] : tensor<16xf32> to tensor<15xf32>
+// CHECK: linalg.generic {indexing_maps = [#[[SW]], #[[S3]], #{{.*}}], {{.*}} ins(%[[S]], %[[X]] : tensor<15xf32>, tensor<16xf32>)
+// CHECK-COUNT-2: tensor.extract %[[X]]
+// CHECK-NOT: tensor.extract
+// CHECK: return
+func.func @strided(%x: tensor<16xf32>) -> tensor<6x3xf32> {
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : i64
+  %c3 = arith.constant 3 : index
+  %e = tensor.empty() : tensor<6x3xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(a, b) -> (a, b)>], iterator_types = ["parallel", "parallel"]}
+      outs(%e : tensor<6x3xf32>) {
+  ^bb0(%o: f32):
+    %i = linalg.index 0 : index
+    %d = linalg.index 1 : index
+    %i64 = arith.index_cast %i : index to i64
+    %i2 = arith.muli %i64, %c2 : i64
+    %d64 = arith.index_cast %d : index to i64
+    %w = arith.addi %i2, %d64 : i64
+    %wx = arith.index_cast %w : i64 to index
+    %w1 = arith.addi %wx, %c1 : index
+    %a = tensor.extract %x[%w1] : tensor<16xf32>
+    %i3 = arith.muli %c3, %i : index
+    %b = tensor.extract %x[%i3] : tensor<16xf32>
+    %i31 = arith.addi %i3, %c1 : index
+    %c = tensor.extract %x[%i31] : tensor<16xf32>
+    %id = arith.muli %i, %d : index
+    %f = tensor.extract %x[%id] : tensor<16xf32>
+    %s = arith.addf %a, %b : f32
+    %t = arith.addf %s, %c : f32
+    %u = arith.addf %t, %f : f32
+    linalg.yield %u : f32
+  } -> tensor<6x3xf32>
+  return %r : tensor<6x3xf32>
+}
+
+// A loop of a static, positive range is never empty: a read that relies on
+// the checks may leave it out (a convolution's image is not read by the
+// output channels' loop).
+// CHECK-LABEL: func.func @dynamic_checked_static_loop(
+// CHECK: %[[S:.*]] = tensor.extract_slice %arg0[2] [%{{.*}}] [1] : tensor<?xf32> to tensor<?xf32>
+// CHECK: linalg.generic {{.*}} ins(%[[S]] : tensor<?xf32>)
+// CHECK-NOT: tensor.extract
+// CHECK: return
+func.func @dynamic_checked_static_loop(%x: tensor<?xf32>, %m: index) -> tensor<4x?xf32> {
+  %c2 = arith.constant 2 : index
+  %e = tensor.empty(%m) : tensor<4x?xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(a, b) -> (a, b)>], iterator_types = ["parallel", "parallel"]}
+      outs(%e : tensor<4x?xf32>) attrs = {tdsl.bounds_checked} {
+  ^bb0(%o: f32):
+    %j = linalg.index 1 : index
+    %j2 = arith.addi %j, %c2 : index
+    %a = tensor.extract %x[%j2] : tensor<?xf32>
+    linalg.yield %a : f32
+  } -> tensor<4x?xf32>
+  return %r : tensor<4x?xf32>
 }

@@ -296,6 +296,46 @@ func.func @conv_tile(%w: tensor<8x3x3x3xf32>, %x: tensor<1x3x3x58xf32>, %out: te
   return %r : tensor<1x8x1x56xf32>
 }
 
+// A stride-2 convolution's tile (x[n, c, 2i + di, 2j + dj], one output row
+// of 16 columns): with the window loops dropped, the columns 2j are a
+// strided slice of the tile's 31 (and the row, 2i with i of one step, a
+// slice of one), read at j: a vector.contract, not a scalar loop.
+// CHECK-LABEL: func.func @strided_conv_tile(
+// CHECK-NOT: linalg.generic
+// CHECK: tensor.extract_slice %{{.*}}[0, 0, 0, 0] [1, 1, 1, 16] [1, 1, 2, 2] : tensor<1x1x1x31xf32> to tensor<1x1x1x16xf32>
+// CHECK: vector.contract {{.*}} : vector<8x1xf32>, vector<1x1x1x16xf32> into vector<1x8x1x16xf32>
+// CHECK-NOT: linalg.generic
+// CHECK: return
+func.func @strided_conv_tile(%w: tensor<8x3x3x3xf32>, %x: tensor<1x3x3x33xf32>, %out: tensor<1x8x1x16xf32>) -> tensor<1x8x1x16xf32> {
+  %r = linalg.generic {indexing_maps = [affine_map<(n, k, i, j, c, di, dj) -> (k, c, di, dj)>, affine_map<(n, k, i, j, c, di, dj) -> (n, c, 2 * i + di, 2 * j + dj)>, affine_map<(n, k, i, j, c, di, dj) -> (n, k, i, j)>], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]}
+      ins(%w, %x : tensor<8x3x3x3xf32>, tensor<1x3x3x33xf32>) outs(%out : tensor<1x8x1x16xf32>) {
+  ^bb0(%a: f32, %b: f32, %acc: f32):
+    %m = arith.mulf %a, %b : f32
+    %s = arith.addf %acc, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<1x8x1x16xf32>
+  return %r : tensor<1x8x1x16xf32>
+}
+
+// A batch of one image read as x[0, ...] (no operand reads the batch
+// loop): the loop of one step becomes a leading dimension of the kernel's
+// operand, and the tile is still a vector.contract.
+// CHECK-LABEL: func.func @conv_tile_batch_of_one(
+// CHECK: tensor.expand_shape
+// CHECK: vector.contract {{.*}} into vector<1x8x1x16xf32>
+// CHECK-NOT: arith.mulf
+// CHECK: return
+func.func @conv_tile_batch_of_one(%w: tensor<8x3x3x3xf32>, %x: tensor<1x3x3x18xf32>, %out: tensor<1x8x1x16xf32>) -> tensor<1x8x1x16xf32> {
+  %r = linalg.generic {indexing_maps = [affine_map<(n, k, i, j, c, di, dj) -> (k, c, di, dj)>, affine_map<(n, k, i, j, c, di, dj) -> (0, c, i + di, j + dj)>, affine_map<(n, k, i, j, c, di, dj) -> (n, k, i, j)>], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]}
+      ins(%w, %x : tensor<8x3x3x3xf32>, tensor<1x3x3x18xf32>) outs(%out : tensor<1x8x1x16xf32>) {
+  ^bb0(%a: f32, %b: f32, %acc: f32):
+    %m = arith.mulf %a, %b : f32
+    %s = arith.addf %acc, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<1x8x1x16xf32>
+  return %r : tensor<1x8x1x16xf32>
+}
+
 // A reduction loop between the output loops (a dense layer's input adjoint,
 // dx[n, k] = sum(o) s[n, o] * w[k, o]): the loops are put in the result's
 // order first, so it is a vector.contract too (it was a multiply of two

@@ -572,6 +572,32 @@ def PeelMaskedLoops : Pass<"tdsl-peel-masked-loops", "mlir::func::FuncOp"> {
                            "mlir::vector::VectorDialect"];
 }
 
+def DeinterleaveStridedReads : Pass<"tdsl-deinterleave-strided-reads", "mlir::func::FuncOp"> {
+  let summary = "Read strided vectors as contiguous reads and shuffles";
+  let description = [{
+    After bufferization: a `vector.transfer_read` along a memref dimension
+    of constant stride 2 to 4 (the innermost), in bounds along it, with
+    only one element in each other vector dimension and no mask (after
+    broadcasts and permutations became minor-identity reads), becomes a
+    read of `s * V` contiguous elements through a unit-stride view of the
+    same buffer, masked past the last element the strided dimension spans,
+    and a `vector.shuffle` that keeps lanes 0, s, 2s, ... LLVM built the
+    strided read from one scalar load per lane.
+
+    ```mlir
+    // before: x[.., 2 * j] for 16 values of j
+    %v = vector.transfer_read %x[%i], %pad {in_bounds = [true]}
+        : memref<16xf32, strided<[2], offset: ?>>, vector<16xf32>
+    // after
+    %w = vector.transfer_read %flat[%i2], %pad {in_bounds = [false]}
+        : memref<31xf32, strided<[1], offset: ?>>, vector<32xf32>
+    %v = vector.shuffle %w, %w [0, 2, 4, ..., 30]
+    ```
+  }];
+  let dependentDialects = ["mlir::arith::ArithDialect", "mlir::memref::MemRefDialect",
+                           "mlir::vector::VectorDialect"];
+}
+
 def ShareShiftedReads : Pass<"tdsl-share-shifted-reads", "mlir::func::FuncOp"> {
   let summary = "Build a stencil's shifted reads of a row from two loads and shuffles";
   let description = [{

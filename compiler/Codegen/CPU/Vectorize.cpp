@@ -63,9 +63,16 @@ Operation *asNamedContraction(RewriterBase &rw, linalg::GenericOp generic) {
   // not vary with k) has no such pair.
   AffineMap lhs = generic.getIndexingMapsArray()[0];
   AffineMap rhs = generic.getIndexingMapsArray()[1];
+  // A result loop of one step that neither operand reads (a batch of one
+  // image, whose reads the front end made x[0, ...]) becomes a leading
+  // dimension of one of the left-hand side's.
+  SmallVector<int64_t> ranges = generic.getStaticLoopRanges();
+  SmallVector<unsigned> unread;
   for (unsigned d = 0; d < out.getNumDims(); ++d) {
     bool inLhs = lhs.isFunctionOfDim(d), inRhs = rhs.isFunctionOfDim(d);
-    if (d < parallel ? !(inLhs || inRhs) : !(inLhs && inRhs))
+    if (d < parallel && !inLhs && !inRhs && ranges[d] == 1)
+      unread.push_back(d);
+    else if (d < parallel ? !(inLhs || inRhs) : !(inLhs && inRhs))
       return nullptr;
   }
   // The body must be exactly out + in0 * in1 (in either order), with
@@ -91,6 +98,29 @@ Operation *asNamedContraction(RewriterBase &rw, linalg::GenericOp generic) {
     std::swap(maps[0], maps[1]);
   }
   rw.setInsertionPoint(generic);
+  if (!unread.empty()) {
+    auto type = dyn_cast<RankedTensorType>(inputs[0].getType());
+    if (!type || type.getRank() == 0)
+      return nullptr;
+    AffineMap m = cast<AffineMapAttr>(maps[0]).getValue();
+    SmallVector<AffineExpr> results;
+    SmallVector<int64_t> shape(unread.size(), 1);
+    ReassociationIndices first;
+    for (auto [k, d] : llvm::enumerate(unread)) {
+      results.push_back(rw.getAffineDimExpr(d));
+      first.push_back(k);
+    }
+    first.push_back(unread.size());
+    SmallVector<ReassociationIndices> groups{first};
+    for (int64_t r = 1; r < type.getRank(); ++r)
+      groups.push_back({static_cast<int64_t>(unread.size()) + r});
+    llvm::append_range(results, m.getResults());
+    llvm::append_range(shape, type.getShape());
+    inputs[0] = tensor::ExpandShapeOp::create(
+        rw, generic.getLoc(), RankedTensorType::get(shape, type.getElementType()),
+        inputs[0], groups);
+    maps[0] = AffineMapAttr::get(AffineMap::get(m.getNumDims(), 0, results, rw.getContext()));
+  }
   auto contract = linalg::ContractOp::create(
       rw, generic.getLoc(), generic.getResultTypes(), inputs,
       generic.getDpsInits(), rw.getArrayAttr(maps),
@@ -146,6 +176,11 @@ linalg::GenericOp dropUnitWindowLoops(RewriterBase &rw, linalg::GenericOp op,
   // Each new map: loops (each at most once) and zeros on dimensions of one.
   SmallVector<AffineMap> newMaps;
   SmallVector<SmallVector<ReassociationIndices>> collapse(maps.size());
+  struct Strided {
+    unsigned dim;
+    int64_t stride, size;
+  };
+  SmallVector<SmallVector<Strided>> strided(maps.size());
   llvm::SmallBitVector seen(kept.size());
   for (auto [i, map] : llvm::enumerate(maps)) {
     AffineMap m = simplifyAffineMap(
@@ -162,16 +197,31 @@ linalg::GenericOp dropUnitWindowLoops(RewriterBase &rw, linalg::GenericOp op,
         continue;
       }
       auto d = dyn_cast<AffineDimExpr>(e);
+      int64_t stride = 1;
+      // A strided read (2 * j, the columns of a strided convolution) reads
+      // every stride-th element of its slice: a strided slice read at j.
+      if (auto mul = dyn_cast<AffineBinaryOpExpr>(e);
+          mul && mul.getKind() == AffineExprKind::Mul && i + 1 < maps.size()) {
+        d = dyn_cast<AffineDimExpr>(mul.getLHS());
+        auto k = dyn_cast<AffineConstantExpr>(mul.getRHS());
+        stride = k ? k.getValue() : 0;
+        if (!d || stride < 2)
+          return {};
+      }
       if (!d)
         return {};
       // A window read sized for i + di (at least the loop's range) must be
-      // exactly the loop's range once it reads i alone.
+      // exactly the loop's range once it reads i alone (or the strided
+      // slice's extent).
+      int64_t range = keptRanges[d.getPosition()];
       if (!isa<AffineDimExpr>(map.getResult(r)) &&
-          (!type || type.isDynamicDim(r) ||
-           type.getDimSize(r) != keptRanges[d.getPosition()]))
+          (!type || type.isDynamicDim(r) || ShapedType::isDynamic(range) ||
+           type.getDimSize(r) != stride * (range - 1) + 1))
         return {};
+      if (stride > 1)
+        strided[i].push_back({static_cast<unsigned>(r), stride, range});
       seen.set(d.getPosition());
-      results.push_back(e);
+      results.push_back(d);
       collapse[i].push_back(group);
       group.clear();
     }
@@ -192,6 +242,18 @@ linalg::GenericOp dropUnitWindowLoops(RewriterBase &rw, linalg::GenericOp op,
     Value v = in->get();
     auto type = dyn_cast<RankedTensorType>(v.getType());
     unsigned i = in->getOperandNumber();
+    if (!strided[i].empty()) {
+      SmallVector<OpFoldResult> offsets(type.getRank(), rw.getIndexAttr(0));
+      SmallVector<OpFoldResult> sizes, strides(type.getRank(), rw.getIndexAttr(1));
+      for (int64_t n : type.getShape())
+        sizes.push_back(rw.getIndexAttr(n));
+      for (Strided st : strided[i]) {
+        sizes[st.dim] = rw.getIndexAttr(st.size);
+        strides[st.dim] = rw.getIndexAttr(st.stride);
+      }
+      v = tensor::ExtractSliceOp::create(rw, op.getLoc(), v, offsets, sizes, strides);
+      type = cast<RankedTensorType>(v.getType());
+    }
     if (type && newMaps[i].getNumResults() != maps[i].getNumResults())
       v = tensor::CollapseShapeOp::create(rw, op.getLoc(), v, collapse[i]);
     inputs.push_back(v);

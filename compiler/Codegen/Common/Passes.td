@@ -217,15 +217,17 @@ def RaiseExtracts : Pass<"tdsl-raise-extracts", "mlir::func::FuncOp"> {
   let summary = "Turn reads at a linalg body's loop indices into inputs of the op";
   let description = [{
     A `tensor.extract` in a `linalg.generic` body from a tensor defined
-    outside it, whose subscripts are the op's `linalg.index` values or
-    constants, becomes a new input of the op with the map of those
-    subscripts, and the read becomes the input's block argument. Only reads
-    that stay in bounds are raised: a loop read at a dimension has no more
-    iterations than the dimension has elements, a constant is below it,
-    checked on static sizes, or, with run-time sizes, guaranteed by the
-    checks tdsl-fold-checks moved before the op (`tdsl.bounds_checked`);
-    those checks hold only when the op has iterations, so such a read must
-    use every loop of the op (it then never runs when one is empty).
+    outside it, whose subscripts are the op's `linalg.index` values plus
+    constants, constants, or linear forms of distinct loops with positive
+    constant factors (`2 * i + di`, through `arith.muli` by a constant),
+    becomes a new input of the op with the map of those subscripts (from a
+    slice that starts at their constants), and the read becomes the input's
+    block argument. Only reads that stay in bounds are raised: the largest
+    subscript is below the dimension, checked on static sizes, or, with
+    run-time sizes, guaranteed by the checks tdsl-fold-checks moved before
+    the op (`tdsl.bounds_checked`); those checks hold only when the op has
+    iterations, so such a read must use every loop of the op whose range
+    is not a positive constant (it then never runs when one is empty).
     The op is then element-wise in the eyes of fusion, tiling and
     vectorization (a `parallel for` body that reads `x[n, k, i, j]`).
 

@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 #include "compiler/Codegen/Common/Passes.h"
 
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -25,33 +26,62 @@ using namespace mlir;
 
 namespace {
 
-/// `v` as `linalg.index d + offset` of `op` (d >= 0) or as a constant
-/// (d = -1), through additions and subtractions of constants and integer
-/// casts.
-std::optional<std::pair<int64_t, int64_t>> affineIndex(linalg::GenericOp op, Value v) {
+/// A subscript as a linear form of `op`'s loops: sum of coefficient * loop
+/// (each loop once, coefficients >= 1) plus a constant.
+struct Linear {
+  SmallVector<std::pair<unsigned, int64_t>> terms;
+  int64_t constant = 0;
+};
+
+/// `v` as a Linear form of `op`'s `linalg.index` values, through additions,
+/// subtractions of constants, multiplications by positive constants
+/// (`stride * i + di` once a callee's stride parameter is a literal) and
+/// integer casts.
+std::optional<Linear> linearIndex(linalg::GenericOp op, Value v) {
   if (auto index = v.getDefiningOp<linalg::IndexOp>()) {
     if (index->getParentOp() != op)
       return std::nullopt;
-    return std::make_pair<int64_t, int64_t>(index.getDim(), 0);
+    return Linear{{{static_cast<unsigned>(index.getDim()), 1}}, 0};
   }
   if (std::optional<int64_t> c = getConstantIntValue(v))
-    return std::make_pair<int64_t, int64_t>(-1, int64_t(*c));
+    return Linear{{}, *c};
   Operation *def = v.getDefiningOp();
   if (!def)
     return std::nullopt;
   if (isa<arith::IndexCastOp, arith::IndexCastUIOp, arith::ExtSIOp>(def))
-    return affineIndex(op, def->getOperand(0));
-  if (!isa<arith::AddIOp, arith::SubIOp>(def))
+    return linearIndex(op, def->getOperand(0));
+  if (!isa<arith::AddIOp, arith::SubIOp, arith::MulIOp>(def))
     return std::nullopt;
-  auto a = affineIndex(op, def->getOperand(0)), b = affineIndex(op, def->getOperand(1));
+  auto a = linearIndex(op, def->getOperand(0)), b = linearIndex(op, def->getOperand(1));
   if (!a || !b)
     return std::nullopt;
-  bool sub = isa<arith::SubIOp>(def);
-  if (b->first >= 0 && (sub || a->first >= 0))
-    return std::nullopt; // two loops, or minus a loop
-  if (b->first >= 0)
-    std::swap(a, b);
-  return std::make_pair(a->first, sub ? a->second - b->second : a->second + b->second);
+  if (isa<arith::MulIOp>(def)) {
+    if (!a->terms.empty() && !b->terms.empty())
+      return std::nullopt;
+    if (a->terms.empty())
+      std::swap(a, b);
+    int64_t k = b->constant;
+    if (k < 1 || k > (int64_t(1) << 20) ||
+        std::abs(a->constant) > (int64_t(1) << 40))
+      return std::nullopt; // no wrap, no negative or zero coefficient
+    for (auto &t : a->terms)
+      t.second *= k;
+    a->constant *= k;
+    return a;
+  }
+  if (isa<arith::SubIOp>(def)) {
+    if (!b->terms.empty())
+      return std::nullopt; // minus a loop
+    a->constant -= b->constant;
+    return a;
+  }
+  for (auto [d, k] : b->terms) {
+    if (llvm::any_of(a->terms, [&](auto t) { return t.first == d; }))
+      return std::nullopt; // a loop twice
+    a->terms.push_back({d, k});
+  }
+  a->constant += b->constant;
+  return a;
 }
 
 /// How a raised read reads its tensor: the map of its subscripts over the
@@ -81,11 +111,11 @@ std::optional<Read> raisedRead(linalg::GenericOp op, tensor::ExtractOp extract,
   bool shifted = false, reliesOnChecks = false;
   for (auto [j, idx] : llvm::enumerate(extract.getIndices())) {
     int64_t size = type.getDimSize(j);
-    auto ai = affineIndex(op, idx);
-    if (!ai || (ShapedType::isDynamic(size) && !checked))
+    std::optional<Linear> lin = linearIndex(op, idx);
+    if (!lin || (ShapedType::isDynamic(size) && !checked))
       return std::nullopt;
-    auto [d, c] = *ai;
-    if (d < 0) { // a constant subscript
+    int64_t c = lin->constant;
+    if (lin->terms.empty()) { // a constant subscript
       if (c < 0 || (!ShapedType::isDynamic(size) && c >= size))
         return std::nullopt;
       reliesOnChecks |= ShapedType::isDynamic(size);
@@ -93,23 +123,45 @@ std::optional<Read> raisedRead(linalg::GenericOp op, tensor::ExtractOp extract,
       offsets.push_back(0);
       continue;
     }
-    int64_t range = ranges[d];
-    bool dynamic = ShapedType::isDynamic(range) || ShapedType::isDynamic(size);
-    if ((dynamic && !checked) || c < 0 || (!dynamic && range + c > size) ||
-        !seen.insert(d).second)
+    if (c < 0)
+      return std::nullopt;
+    // The largest subscript, where the sizes are known.
+    bool dynamic = ShapedType::isDynamic(size);
+    int64_t last = c;
+    AffineExpr e = getAffineConstantExpr(0, ctx);
+    for (auto [d, k] : lin->terms) {
+      if (!seen.insert(d).second)
+        return std::nullopt;
+      dynamic |= ShapedType::isDynamic(ranges[d]);
+      if (!dynamic)
+        last += k * std::max<int64_t>(ranges[d] - 1, 0);
+      e = e + getAffineDimExpr(d, ctx) * k;
+    }
+    if ((dynamic && !checked) || (!dynamic && (last >= size || c > size)))
       return std::nullopt;
     reliesOnChecks |= dynamic;
-    exprs.push_back(getAffineDimExpr(d, ctx));
+    exprs.push_back(e);
     offsets.push_back(c);
-    // A loop shorter than the dimension reads a slice of it too: a linalg
-    // operand indexed by a loop must have the loop's size.
-    shifted |= c != 0 || dynamic || range != size;
+    if (auto dim = dyn_cast<AffineDimExpr>(e)) {
+      // A loop shorter than the dimension reads a slice of it too: a
+      // linalg operand indexed by a loop must have the loop's size.
+      shifted |= c != 0 || dynamic || ranges[dim.getPosition()] != size;
+    } else {
+      // A strided or windowed subscript (2 * i + di) reads the dimension
+      // from its constant on.
+      shifted |= c != 0;
+    }
   }
   // The checks before the op hold only when it has iterations. A read that
-  // relies on them must use every loop, so that it never runs, even moved
-  // out of a loop, when one of them is empty (x[j + 3] in loops over i in
-  // 0..0 and j in 0..10, with x of 2 elements, reads nothing).
-  if (reliesOnChecks && seen.size() != op.getNumLoops())
+  // relies on them must use every loop that may be empty, so that it never
+  // runs, even moved out of a loop, when one of them is (x[j + 3] in loops
+  // over i in 0..0 and j in 0..10, with x of 2 elements, reads nothing); a
+  // loop of a static, positive range is never empty (a convolution's
+  // output channels, which its image's reads do not use).
+  if (reliesOnChecks &&
+      llvm::any_of(llvm::seq<int64_t>(0, op.getNumLoops()), [&](int64_t d) {
+        return !seen.contains(d) && (ShapedType::isDynamic(ranges[d]) || ranges[d] == 0);
+      }))
     return std::nullopt;
   Read read{extract, AffineMap::get(op.getNumLoops(), 0, exprs, ctx), {}};
   if (shifted)
@@ -167,7 +219,10 @@ struct RaiseExtractsPass : tdsl::impl::RaiseExtractsBase<RaiseExtractsPass> {
           offsets.push_back(rw.getIndexAttr(read.offsets[j]));
           auto dim = dyn_cast<AffineDimExpr>(e);
           if (!dim)
-            sizes.push_back(tensor::getMixedSize(rw, op.getLoc(), source, j));
+            sizes.push_back(affine::makeComposedFoldedAffineApply(
+                rw, op.getLoc(),
+                rw.getAffineDimExpr(0) - read.offsets[j],
+                {tensor::getMixedSize(rw, op.getLoc(), source, j)}));
           else if (ShapedType::isDynamic(ranges[dim.getPosition()]))
             sizes.push_back(loopRanges[dim.getPosition()].size);
           else

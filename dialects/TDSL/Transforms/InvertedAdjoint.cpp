@@ -545,20 +545,26 @@ bool ReverseSweep::Inversion::operands() {
   return covered.all();
 }
 
-/// An affine expression of the old loops, as an i64 of the body.
-Value ReverseSweep::Inversion::eval(OpBuilder &bb, AffineExpr e) {
+Value tdsl::ir::evaluateAt(OpBuilder &bb, Location loc, AffineExpr e,
+                          ArrayRef<Value> dims) {
   if (auto d = dyn_cast<AffineDimExpr>(e))
-    return oldValue[d.getPosition()];
+    return dims[d.getPosition()];
   if (auto c = dyn_cast<AffineConstantExpr>(e))
     return ConstantOp::create(bb, loc, bb.getI64IntegerAttr(c.getValue()));
   auto bin = cast<AffineBinaryOpExpr>(e);
-  Value l = eval(bb, bin.getLHS()), r = eval(bb, bin.getRHS());
+  Value l = evaluateAt(bb, loc, bin.getLHS(), dims);
+  Value r = evaluateAt(bb, loc, bin.getRHS(), dims);
   switch (e.getKind()) {
   case AffineExprKind::Add: return AddOp::create(bb, loc, l, r);
   case AffineExprKind::Mul: return MulOp::create(bb, loc, l, r);
   case AffineExprKind::FloorDiv: return DivOp::create(bb, loc, l, r);
   default: return RemOp::create(bb, loc, l, r);
   }
+}
+
+/// An affine expression of the old loops, as an i64 of the body.
+Value ReverseSweep::Inversion::eval(OpBuilder &bb, AffineExpr e) {
+  return evaluateAt(bb, loc, e, oldValue);
 }
 
 /// The old loops' values: the unsolved ones are loops of the new op; a
@@ -616,10 +622,10 @@ Value ReverseSweep::Inversion::readAt(OpBuilder &bb, Value v, AffineMap m) {
   return tensor::ExtractOp::create(bb, loc, v, at);
 }
 
-/// The cloned primal body's reads of its loops become the old loops' values.
-/// A nested index_gen's reads are of its own loops; those inside a nested
-/// parallel_for, scf.if or scf.for are of ours (IndexOp's verifier).
-void ReverseSweep::Inversion::replaceLoopReads(ArrayRef<Operation *> cloned) {
+void tdsl::ir::replaceLoopReads(ArrayRef<Operation *> cloned,
+                                ArrayRef<Value> values) {
+  // A nested index_gen's reads are of its own loops; those inside a nested
+  // parallel_for, scf.if or scf.for are of ours (IndexOp's verifier).
   SmallVector<IndexOp> indices;
   for (Operation *inner : cloned)
     inner->walk<WalkOrder::PreOrder>([&](Operation *o) {
@@ -630,14 +636,19 @@ void ReverseSweep::Inversion::replaceLoopReads(ArrayRef<Operation *> cloned) {
       return WalkResult::advance();
     });
   for (IndexOp idx : indices) {
-    if (idx.getDim() >= numOld)
+    if (idx.getDim() >= values.size())
       continue;
     OpBuilder ib(idx);
-    idx.replaceAllUsesWith(
-        CastOp::create(ib, loc, ib.getIndexType(), oldValue[idx.getDim()])
-            .getResult());
+    idx.replaceAllUsesWith(CastOp::create(ib, idx.getLoc(), ib.getIndexType(),
+                                          values[idx.getDim()])
+                               .getResult());
     idx.erase();
   }
+}
+
+/// The cloned primal body's reads of its loops become the old loops' values.
+void ReverseSweep::Inversion::replaceLoopReads(ArrayRef<Operation *> cloned) {
+  tdsl::ir::replaceLoopReads(cloned, oldValue);
 }
 
 /// The region: the primal body at the old loops' values, then the sweep

@@ -551,14 +551,16 @@ FailureOr<Value> ReverseSweep::indexGenAdjoint(Operation *op, Value g,
     if (std::optional<ShiftPlan> plan =
             planShifts(cast<IndexGenOp>(op), input))
       return shiftedAdjoint(op, g, input, *plan);
+  if (gatheredInput && !extremum.first)
+    if (std::optional<RadixPlan> plan = planRadix(cast<IndexGenOp>(op), input))
+      return radixAdjoint(op, g, input, *plan);
   if (gatheredInput)
     op->emitRemark("the adjoint of a read with computed subscripts is a "
                    "masked gather over the whole tensor");
   return gatherAdjoint(op, g, input, inputIndex, extremum, nullptr);
 }
 
-/// The loop of `gen` that `v` is, through casts between index and i64.
-static std::optional<unsigned> loopOf(Value v, IndexGenOp gen) {
+std::optional<unsigned> tdsl::ir::loopOf(Value v, IndexGenOp gen) {
   while (auto cast = v.getDefiningOp<CastOp>()) {
     auto wide = [](Type t) { return t.isIndex() || t.isInteger(64); };
     if (!wide(cast.getInput().getType()) || !wide(cast.getType()))
@@ -571,11 +573,7 @@ static std::optional<unsigned> loopOf(Value v, IndexGenOp gen) {
   return index.getDim();
 }
 
-/// Per dimension of `input`, which `gen`'s body reads only by element: the
-/// loop that every read subscripts it with, when `gen` also takes that
-/// loop's range from that dimension of `input` (MLIRGen's range carrier
-/// of a computed read), or -1.
-static SmallVector<int> directLoops(IndexGenOp gen, Value input) {
+SmallVector<int> tdsl::ir::directLoops(IndexGenOp gen, Value input) {
   auto type = cast<RankedTensorType>(input.getType());
   SmallVector<int> loops(type.getRank(), -1);
   SmallVector<tensor::ExtractOp> reads;

@@ -65,6 +65,40 @@ std::pair<mlir::Value, int64_t> splitConstantOffset(mlir::Value v);
 std::optional<llvm::SmallVector<llvm::SmallVector<int64_t>>>
 pointOffsets(ParallelForOp par, mlir::Value t);
 
+/// The loop of `gen` that `v` is, through casts between index and i64.
+std::optional<unsigned> loopOf(mlir::Value v, IndexGenOp gen);
+/// Per dimension of `input`, which `gen`'s body reads only by element: the
+/// loop that every read subscripts it with, when `gen` also takes that
+/// loop's range from that dimension of `input` (MLIRGen's range carrier
+/// of a computed read), or -1.
+llvm::SmallVector<int> directLoops(IndexGenOp gen, mlir::Value input);
+/// An affine expression of an index_gen's loops, as an i64, at the loops'
+/// values `dims` (i64s).
+mlir::Value evaluateAt(mlir::OpBuilder &bb, mlir::Location loc,
+                       mlir::AffineExpr e, llvm::ArrayRef<mlir::Value> dims);
+/// In ops cloned from an index_gen's body, the reads of its loops (not
+/// those of an index_gen nested in them) become `values` (i64s).
+void replaceLoopReads(llvm::ArrayRef<mlir::Operation *> cloned,
+                      llvm::ArrayRef<mlir::Value> values);
+
+/// A place value of a mixed-radix digit: a constant times values defined
+/// outside the index_gen (sizes, compared by tensor and dimension).
+struct RadixPlace {
+  int64_t constant;
+  llvm::SmallVector<mlir::Value> factors;
+  bool operator==(const RadixPlace &o) const;
+  llvm::SmallVector<std::pair<void *, int64_t>> keys() const;
+};
+/// A tensor read once per iteration at loops that carry their ranges and
+/// at the digits of one other loop (`x[n, f / (H * W), f / W % H, f % W]`,
+/// nn.flatten): per dimension, the loop (direct) or -1, and the digit's
+/// place value.
+struct RadixPlan {
+  unsigned loop;
+  llvm::SmallVector<int> direct;
+  llvm::SmallVector<RadixPlace> places;
+};
+
 class ReverseSweep {
 public:
   explicit ReverseSweep(mlir::MLIRContext *ctx) : b(ctx) {}
@@ -152,6 +186,13 @@ private:
   mlir::FailureOr<mlir::Value> shiftedAdjoint(mlir::Operation *op,
                                               mlir::Value g, mlir::Value input,
                                               const ShiftPlan &plan);
+  static std::optional<RadixPlan> planRadix(IndexGenOp gen, mlir::Value input);
+  /// The adjoint of such a tensor: per element, the seed at the iteration
+  /// its digits give (RadixAdjoint.cpp), instead of a masked gather over
+  /// every iteration.
+  mlir::FailureOr<mlir::Value> radixAdjoint(mlir::Operation *op, mlir::Value g,
+                                            mlir::Value input,
+                                            const RadixPlan &plan);
   mlir::FailureOr<mlir::Value> gatherAdjoint(mlir::Operation *op,
                                              mlir::Value g, mlir::Value input,
                                              unsigned inputIndex,
