@@ -209,3 +209,69 @@ func.func @dynamic_checked_static_loop(%x: tensor<?xf32>, %m: index) -> tensor<4
   } -> tensor<4x?xf32>
   return %r : tensor<4x?xf32>
 }
+
+// Reads at the digits of one loop in the mixed radix of the tensor's
+// trailing sizes (nn.flatten's x[n, f / 20, f / 5 % 4, f % 5] on 3 x 4 x
+// 5) read the tensor with those dimensions collapsed, at the loop: the
+// flattening is a copy. Not where the loop could pass their product, or
+// where a modulus is not the dimension's size.
+// CHECK-LABEL: func.func @flatten(
+// CHECK-SAME: %[[X:[^:]*]]: tensor<2x3x4x5xf32>
+// CHECK: %[[C:.*]] = tensor.collapse_shape %[[X]] {{\[}}[0], [1, 2, 3]] : tensor<2x3x4x5xf32> into tensor<2x60xf32>
+// CHECK: linalg.generic {{.*}} ins(%[[C]] : tensor<2x60xf32>)
+// CHECK-NOT: tensor.extract
+// CHECK: return
+func.func @flatten(%x: tensor<2x3x4x5xf32>) -> tensor<2x60xf32> {
+  %c20 = arith.constant 20 : i64
+  %c5 = arith.constant 5 : i64
+  %c4 = arith.constant 4 : i64
+  %e = tensor.empty() : tensor<2x60xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(a, b) -> (a, b)>], iterator_types = ["parallel", "parallel"]}
+      outs(%e : tensor<2x60xf32>) {
+  ^bb0(%o: f32):
+    %n = linalg.index 0 : index
+    %f = linalg.index 1 : index
+    %f64 = arith.index_cast %f : index to i64
+    %c = arith.divsi %f64, %c20 : i64
+    %ci = arith.index_cast %c : i64 to index
+    %i5 = arith.divsi %f64, %c5 : i64
+    %i = arith.remsi %i5, %c4 : i64
+    %ii = arith.index_cast %i : i64 to index
+    %j = arith.remsi %f64, %c5 : i64
+    %ji = arith.index_cast %j : i64 to index
+    %a = tensor.extract %x[%n, %ci, %ii, %ji] : tensor<2x3x4x5xf32>
+    linalg.yield %a : f32
+  } -> tensor<2x60xf32>
+  return %r : tensor<2x60xf32>
+}
+
+// CHECK-LABEL: func.func @not_flatten(
+// CHECK-NOT: tensor.collapse_shape
+// CHECK-COUNT-2: tensor.extract
+// CHECK: return
+func.func @not_flatten(%x: tensor<3x5xf32>) -> tensor<16xf32> {
+  %c5 = arith.constant 5 : i64
+  %c4 = arith.constant 4 : i64
+  %e = tensor.empty() : tensor<16xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(a) -> (a)>], iterator_types = ["parallel"]}
+      outs(%e : tensor<16xf32>) {
+  ^bb0(%o: f32):
+    %f = linalg.index 0 : index
+    %f64 = arith.index_cast %f : index to i64
+    %c = arith.divsi %f64, %c5 : i64
+    %ci = arith.index_cast %c : i64 to index
+    %j = arith.remsi %f64, %c5 : i64
+    %ji = arith.index_cast %j : i64 to index
+    // 16 iterations: f / 5 reaches 3, past the 3 rows.
+    %a = tensor.extract %x[%ci, %ji] : tensor<3x5xf32>
+    %k = arith.remsi %f64, %c4 : i64
+    %ki = arith.index_cast %k : i64 to index
+    %c2 = arith.constant 2 : index
+    %cm = arith.minui %ci, %c2 : index
+    // a modulus of 4 on a dimension of 5
+    %b = tensor.extract %x[%cm, %ki] : tensor<3x5xf32>
+    %s = arith.addf %a, %b : f32
+    linalg.yield %s : f32
+  } -> tensor<16xf32>
+  return %r : tensor<16xf32>
+}

@@ -222,7 +222,10 @@ def RaiseExtracts : Pass<"tdsl-raise-extracts", "mlir::func::FuncOp"> {
     constant factors (`2 * i + di`, through `arith.muli` by a constant),
     becomes a new input of the op with the map of those subscripts (from a
     slice that starts at their constants), and the read becomes the input's
-    block argument. Only reads that stay in bounds are raised: the largest
+    block argument. A run of static dimensions read at the digits of one
+    loop in the mixed radix of their sizes (nn.flatten's
+    `x[n, f / 49, f / 7 % 7, f % 7]` on `16 x 7 x 7`, the loop below their
+    product) is read at that loop from the tensor with the run collapsed. Only reads that stay in bounds are raised: the largest
     subscript is below the dimension, checked on static sizes, or, with
     run-time sizes, guaranteed by the checks tdsl-fold-checks moved before
     the op (`tdsl.bounds_checked`); those checks hold only when the op has

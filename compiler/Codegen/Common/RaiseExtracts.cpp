@@ -84,14 +84,105 @@ std::optional<Linear> linearIndex(linalg::GenericOp op, Value v) {
   return a;
 }
 
+/// A subscript `(index / place) % modulus` of one loop of `op` (modulus 0:
+/// none), through divisions and remainders by positive constants.
+struct Digit {
+  unsigned loop;
+  int64_t place = 1, modulus = 0;
+};
+
+std::optional<Digit> digitOf(linalg::GenericOp op, Value v) {
+  auto strip = [](Value v) {
+    while (isa_and_nonnull<arith::IndexCastOp, arith::IndexCastUIOp, arith::ExtSIOp>(
+        v.getDefiningOp()))
+      v = v.getDefiningOp()->getOperand(0);
+    return v;
+  };
+  auto positive = [](Value v) -> int64_t {
+    std::optional<int64_t> c = getConstantIntValue(v);
+    return c && *c > 0 && *c < (int64_t(1) << 31) ? *c : 0;
+  };
+  v = strip(v);
+  int64_t modulus = 0;
+  if (isa_and_nonnull<arith::RemSIOp, arith::RemUIOp>(v.getDefiningOp())) {
+    modulus = positive(v.getDefiningOp()->getOperand(1));
+    if (!modulus)
+      return std::nullopt;
+    v = strip(v.getDefiningOp()->getOperand(0));
+  }
+  int64_t place = 1;
+  while (isa_and_nonnull<arith::DivSIOp, arith::DivUIOp>(v.getDefiningOp())) {
+    int64_t by = positive(v.getDefiningOp()->getOperand(1));
+    if (!by || place > (int64_t(1) << 31) / by)
+      return std::nullopt;
+    place *= by;
+    v = strip(v.getDefiningOp()->getOperand(0));
+  }
+  auto index = v.getDefiningOp<linalg::IndexOp>();
+  if (!index || index->getParentOp() != op)
+    return std::nullopt;
+  return Digit{static_cast<unsigned>(index.getDim()), place, modulus};
+}
+
+/// The dimensions of `extract`'s tensor grouped for a collapse: a run of
+/// static dimensions [k, l] read at the digits of one loop in the mixed
+/// radix of their sizes (nn.flatten's x[n, f / 49, f / 7 % 7, f % 7] on 16
+/// x 7 x 7: f / (S_k+1 * ... * S_l), then (f / place) % S_j, then f % S_l)
+/// is one dimension read at that loop, where the loop stays below their
+/// product; the other dimensions stay alone. Empty when there is no run.
+SmallVector<ReassociationIndices> radixGroups(linalg::GenericOp op,
+                                              tensor::ExtractOp extract) {
+  auto type = extract.getTensor().getType();
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  int64_t rank = type.getRank();
+  SmallVector<std::optional<Digit>> digits;
+  for (Value idx : extract.getIndices())
+    digits.push_back(digitOf(op, idx));
+  SmallVector<ReassociationIndices> groups;
+  bool any = false;
+  for (int64_t k = 0; k < rank;) {
+    int64_t end = k + 1; // one past the run
+    std::optional<Digit> top = digits[k];
+    if (top && top->modulus == 0 && !type.isDynamicDim(k) &&
+        !ShapedType::isDynamic(ranges[top->loop])) {
+      // The run ends where the place value reaches 1; the places above
+      // are the products of the sizes below them.
+      for (int64_t l = k + 1; l < rank; ++l) {
+        std::optional<Digit> d = digits[l];
+        if (!d || d->loop != top->loop || type.isDynamicDim(l) ||
+            d->modulus != type.getDimSize(l))
+          break;
+        if (d->place != 1)
+          continue;
+        int64_t place = 1;
+        bool chain = true;
+        for (int64_t j = l; j > k && chain; --j) {
+          chain = digits[j]->place == place;
+          place *= type.getDimSize(j);
+        }
+        if (chain && top->place == place &&
+            ranges[top->loop] <= place * type.getDimSize(k))
+          end = l + 1;
+        break;
+      }
+    }
+    any |= end > k + 1;
+    groups.push_back(llvm::to_vector(llvm::seq<int64_t>(k, end)));
+    k = end;
+  }
+  return any ? groups : SmallVector<ReassociationIndices>{};
+}
+
 /// How a raised read reads its tensor: the map of its subscripts over the
 /// loops of the op, and the offsets of the slice it reads through (a read
 /// at `i + 1` is a read at `i` of the slice that starts one row in; the
-/// slice is as long as the loop).
+/// slice is as long as the loop), of the tensor collapsed by `collapse`
+/// first where that is not empty.
 struct Read {
   tensor::ExtractOp extract;
   AffineMap map;
   SmallVector<int64_t> offsets; // empty: the whole tensor
+  SmallVector<ReassociationIndices> collapse;
 };
 
 /// The read `extract` as an input of `op`, when its subscripts are distinct
@@ -109,9 +200,32 @@ std::optional<Read> raisedRead(linalg::GenericOp op, tensor::ExtractOp extract,
   llvm::SmallDenseSet<int64_t> seen;
   MLIRContext *ctx = op.getContext();
   bool shifted = false, reliesOnChecks = false;
-  for (auto [j, idx] : llvm::enumerate(extract.getIndices())) {
+  // The subscripts, of the tensor with its radix groups collapsed (each
+  // group read at its loop).
+  SmallVector<ReassociationIndices> collapse = radixGroups(op, extract);
+  SmallVector<std::optional<Linear>> subscripts;
+  if (collapse.empty()) {
+    for (Value idx : extract.getIndices())
+      subscripts.push_back(linearIndex(op, idx));
+  } else {
+    SmallVector<int64_t> shape;
+    for (ReassociationIndices &group : collapse) {
+      Value first = extract.getIndices()[group.front()];
+      if (group.size() == 1) {
+        shape.push_back(type.getDimSize(group.front()));
+        subscripts.push_back(linearIndex(op, first));
+        continue;
+      }
+      int64_t size = 1;
+      for (int64_t j : group)
+        size *= type.getDimSize(j);
+      shape.push_back(size);
+      subscripts.push_back(Linear{{{digitOf(op, first)->loop, 1}}, 0});
+    }
+    type = RankedTensorType::get(shape, type.getElementType());
+  }
+  for (auto [j, lin] : llvm::enumerate(subscripts)) {
     int64_t size = type.getDimSize(j);
-    std::optional<Linear> lin = linearIndex(op, idx);
     if (!lin || (ShapedType::isDynamic(size) && !checked))
       return std::nullopt;
     int64_t c = lin->constant;
@@ -163,7 +277,7 @@ std::optional<Read> raisedRead(linalg::GenericOp op, tensor::ExtractOp extract,
         return !seen.contains(d) && (ShapedType::isDynamic(ranges[d]) || ranges[d] == 0);
       }))
     return std::nullopt;
-  Read read{extract, AffineMap::get(op.getNumLoops(), 0, exprs, ctx), {}};
+  Read read{extract, AffineMap::get(op.getNumLoops(), 0, exprs, ctx), {}, collapse};
   if (shifted)
     read.offsets = offsets;
   return read;
@@ -210,6 +324,8 @@ struct RaiseExtractsPass : tdsl::impl::RaiseExtractsBase<RaiseExtractsPass> {
       loopRanges = cast<linalg::LinalgOp>(op.getOperation()).createLoopRanges(rw, op.getLoc());
     for (Read &read : reads) {
       Value source = read.extract.getTensor();
+      if (!read.collapse.empty())
+        source = tensor::CollapseShapeOp::create(rw, op.getLoc(), source, read.collapse);
       if (!read.offsets.empty()) {
         // The slice the shifted subscripts read: from the offsets, as long
         // as the loops (one element at a constant subscript).
