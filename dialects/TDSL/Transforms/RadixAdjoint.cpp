@@ -1,17 +1,20 @@
-//===- RadixAdjoint.cpp - Adjoints of reads at the digits of one loop -----===//
+//===- RadixAdjoint.cpp - Adjoints of reads at the digits of loops --------===//
 //
 // nn.flatten reads its image at the digits of the flattened index,
 //   out[n, f] = x[n, f / (H * W), f / W % H, f % W]
 // computed subscripts, whose adjoint was a masked gather: every element of
 // an image visited every f, O((C * H * W)^2) per image. When the
-// subscripts are digits of one loop in a mixed radix (each digit's place
+// subscripts are digits of loops in a mixed radix (each digit's place
 // value is the one below times that one's modulus, the top digit has
-// none), the loop is a function of the element: f = c * H * W + i * W + j.
-// The adjoint then has the element's loops only and reads the seed at that
-// f, where it is an iteration (0 <= f < its extent) whose subscripts give
-// the element back (the sweep's element mask): O(1) per element. Since
-// f = sum of digit * place value holds for every f (truncating division),
-// no other iteration reads the element.
+// none), each loop is a function of the element: f = c * H * W + i * W +
+// j. The adjoint then has the element's loops only and reads the seed at
+// that f, where it is an iteration (0 <= f < its extent) whose subscripts
+// give the element back (the sweep's element mask): O(1) per element.
+// Since f = sum of digit * place value holds for every f (truncating
+// division), no other iteration reads the element. Where the lowest digit
+// has a place value w > 1 (nearest-neighbour upsampling's x[i / 2, j / 2]),
+// the w iterations f + r, r in 0..w, read the element: the adjoint sums
+// over them, a window loop.
 //
 //===----------------------------------------------------------------------===//
 #include "dialects/TDSL/Transforms/ReverseMode.h"
@@ -22,6 +25,7 @@
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/Matchers.h"
+#include "llvm/ADT/MapVector.h"
 
 using namespace mlir;
 using namespace tdsl::ir;
@@ -151,53 +155,81 @@ std::optional<RadixPlan> ReverseSweep::planRadix(IndexGenOp gen,
     return std::nullopt;
   RadixPlan plan;
   plan.direct = directLoops(gen, input);
+  plan.places.assign(type.getRank(), RadixPlace{0, {}});
+  plan.digitLoop.assign(type.getRank(), -1);
   unsigned numOld = gen.getIteratorTypes().size();
   llvm::SmallBitVector covered(numOld);
-  std::optional<unsigned> loop;
-  SmallVector<std::pair<unsigned, Digit>> digits;
+  for (int d : plan.direct)
+    if (d >= 0)
+      covered.set(d);
+  // The digits, by loop.
+  llvm::MapVector<unsigned, SmallVector<std::pair<unsigned, Digit>>> byLoop;
   for (auto [k, idx] : llvm::enumerate(read.getIndices())) {
-    if (plan.direct[k] >= 0) {
-      covered.set(plan.direct[k]);
+    if (plan.direct[k] >= 0)
       continue;
-    }
     std::optional<Digit> d = digitOf(idx, gen);
-    if (!d || (loop && *loop != d->loop))
+    if (!d || covered.test(d->loop))
       return std::nullopt;
-    loop = d->loop;
-    digits.push_back({k, *d});
+    byLoop[d->loop].push_back({static_cast<unsigned>(k), *d});
   }
-  // Every loop of the op is the digits' loop or a direct one (no other
-  // loop to sum over), and the digits' loop is not direct.
-  if (!loop || covered.test(*loop))
+  if (byLoop.empty())
     return std::nullopt;
-  covered.set(*loop);
-  if (!covered.all())
-    return std::nullopt;
-  // The digits chain from place value 1: each next one's place value is
-  // this one's times its modulus; the last has none.
-  plan.loop = *loop;
-  plan.places.assign(type.getRank(), RadixPlace{0, {}});
-  RadixPlace next{1, {}};
-  SmallVector<bool> used(digits.size(), false);
-  for (size_t n = 0; n < digits.size(); ++n) {
-    auto it = llvm::find_if(llvm::enumerate(digits), [&](auto e) {
-      return !used[e.index()] && e.value().second.place == next;
-    });
-    if (it == llvm::enumerate(digits).end())
-      return std::nullopt;
-    auto &[k, d] = (*it).value();
-    used[(*it).index()] = true;
-    plan.places[k] = d.place;
-    bool last = n + 1 == digits.size();
-    if (last != !d.modulus)
-      return std::nullopt;
-    if (d.modulus) {
+  for (auto &[loop, digits] : byLoop) {
+    covered.set(loop);
+    // The digits chain: from the lowest (whose place value is no other
+    // digit's place value times its modulus), each next one's place value
+    // is this one's times its modulus; the highest has none. The lowest's
+    // place value is the window of iterations that read one element
+    // (x[i / 2]: 2), 1 when every digit is read.
+    auto above = [&](const Digit &d) {
+      RadixPlace next = d.place;
       next.constant *= d.modulus->constant;
       next.factors.append(d.modulus->factors);
+      return next;
+    };
+    SmallVector<bool> used(digits.size(), false);
+    int bottom = -1;
+    for (size_t n = 0; n < digits.size(); ++n) {
+      bool isAbove = false;
+      for (size_t o = 0; o < digits.size(); ++o)
+        isAbove |= o != n && digits[o].second.modulus &&
+                   above(digits[o].second) == digits[n].second.place;
+      if (!isAbove) {
+        if (bottom >= 0)
+          return std::nullopt;
+        bottom = n;
+      }
+    }
+    if (bottom < 0)
+      return std::nullopt;
+    RadixLoop rl{loop, digits[bottom].second.place};
+    if (rl.window.constant < 1 || rl.window.constant > (int64_t(1) << 31))
+      return std::nullopt;
+    for (int n = bottom, count = 0;; ++count) {
+      if (used[n] || count >= (int)digits.size())
+        return std::nullopt;
+      used[n] = true;
+      auto &[k, d] = digits[n];
+      plan.places[k] = d.place;
+      plan.digitLoop[k] = loop;
+      if (!d.modulus)
+        break;
+      RadixPlace next = above(d);
       if (next.constant > (int64_t(1) << 31) || next.constant < 1)
         return std::nullopt;
+      auto it = llvm::find_if(digits, [&](auto &o) { return o.second.place == next; });
+      if (it == digits.end())
+        return std::nullopt;
+      n = it - digits.begin();
     }
+    if (llvm::is_contained(used, false))
+      return std::nullopt;
+    plan.loops.push_back(rl);
   }
+  // Every loop of the op is a direct or a digits' loop: no other loop to
+  // sum over.
+  if (!covered.all())
+    return std::nullopt;
   return plan;
 }
 
@@ -211,58 +243,98 @@ FailureOr<Value> ReverseSweep::radixAdjoint(Operation *op, Value g,
   unsigned rank = type.getRank();
   SmallVector<AffineMap> maps = gen.getIndexingMapsArray();
   unsigned numOld = gen.getIteratorTypes().size();
-  // The digits' loop's extent, from an operand it indexes.
-  Value extent;
-  SmallVector<Value> operands(gen.getInputs());
-  operands.push_back(g);
-  AffineExpr loopDim = getAffineDimExpr(plan.loop, ctx);
-  for (auto [k, v] : llvm::enumerate(operands)) {
-    AffineMap m = k + 1 == operands.size() ? maps.back() : maps[k];
-    auto t = dyn_cast<RankedTensorType>(v.getType());
-    if (auto pos = m.getResultPosition(loopDim); pos && t && !extent)
-      extent = CastOp::create(b, loc, b.getI64Type(),
-                              tensor::DimOp::create(b, loc, v, *pos));
-  }
-  if (!extent)
-    return failure();
   Type i64 = b.getI64Type();
   auto cst = [&](OpBuilder &bb, int64_t v) -> Value {
     return ConstantOp::create(bb, loc, bb.getI64IntegerAttr(v));
   };
-  // With no iterations there is no seed to read (the element's iteration
-  // is read at 0 where it is not one): the adjoint is zero.
-  Value any = CmpOp::create(b, loc, b.getI1Type(), CmpPredicate::gt, extent,
-                            cst(b, 0));
+  auto valueOf = [&](OpBuilder &bb, const RadixPlace &p) {
+    Value v = cst(bb, p.constant);
+    for (Value f : p.factors)
+      v = MulOp::create(bb, loc, v, CastOp::create(bb, loc, i64, f));
+    return v;
+  };
+  // Each digits' loop's extent, from an operand it indexes; with no
+  // iterations there is no seed to read (an element's iteration is read
+  // at 0 where it is not one), and the adjoint is zero.
+  SmallVector<Value> operands(gen.getInputs());
+  operands.push_back(g);
+  SmallVector<Value> extents;
+  Value any;
+  for (const RadixLoop &rl : plan.loops) {
+    Value extent;
+    AffineExpr loopDim = getAffineDimExpr(rl.loop, ctx);
+    for (auto [k, v] : llvm::enumerate(operands)) {
+      AffineMap m = k + 1 == operands.size() ? maps.back() : maps[k];
+      auto t = dyn_cast<RankedTensorType>(v.getType());
+      if (auto pos = m.getResultPosition(loopDim); pos && t && !extent)
+        extent = CastOp::create(b, loc, i64, tensor::DimOp::create(b, loc, v, *pos));
+    }
+    if (!extent)
+      return failure();
+    extents.push_back(extent);
+    Value some = CmpOp::create(b, loc, b.getI1Type(), CmpPredicate::gt, extent, cst(b, 0));
+    any = any ? AndOp::create(b, loc, any, some).getResult() : some;
+  }
   auto ifOp = scf::IfOp::create(b, loc, TypeRange{type}, any, true);
   OpBuilder eb = OpBuilder::atBlockBegin(ifOp.elseBlock());
   scf::YieldOp::create(eb, loc, zerosLike(eb, loc, input));
   OpBuilder tb = OpBuilder::atBlockBegin(ifOp.thenBlock());
-  AffineMap id = AffineMap::getMultiDimIdentityMap(rank, ctx);
+  // The adjoint's loops: the element's, then one per window (the
+  // iterations below the lowest digit), reduced; a window's extent comes
+  // from an empty tensor as long.
+  SmallVector<Value> inputs{input};
+  SmallVector<SmallVector<AffineExpr>> results;
+  SmallVector<AffineExpr> element;
+  for (unsigned k = 0; k < rank; ++k)
+    element.push_back(getAffineDimExpr(k, ctx));
+  results.push_back(element);
+  SmallVector<int> windowLoop;
+  unsigned numLoops = rank;
+  for (const RadixLoop &rl : plan.loops) {
+    if (rl.window.constant == 1 && rl.window.factors.empty()) {
+      windowLoop.push_back(-1);
+      continue;
+    }
+    Value w = CastOp::create(tb, loc, tb.getIndexType(), valueOf(tb, rl.window));
+    inputs.push_back(tensor::EmptyOp::create(tb, loc, ArrayRef<OpFoldResult>{w},
+                                             type.getElementType()));
+    windowLoop.push_back(numLoops);
+    results.push_back({getAffineDimExpr(numLoops++, ctx)});
+  }
+  results.push_back(element);
+  SmallVector<AffineMap> newMaps;
+  for (ArrayRef<AffineExpr> r : results)
+    newMaps.push_back(AffineMap::get(numLoops, 0, r, ctx));
   Block &old = gen.getRegion().front();
   FailureOr<Value> result = failure();
   Value adjoint = buildIndexGen(
-      tb, loc, type, ValueRange{input}, {id, id}, rank,
+      tb, loc, type, inputs, newMaps, numLoops,
       [&](OpBuilder &bb, ValueRange) -> Value {
         SmallVector<Value> at, oldValue(numOld);
         for (unsigned k = 0; k < rank; ++k)
           at.push_back(loopIndex(bb, loc, k));
-        Value f = cst(bb, 0);
-        for (unsigned k = 0; k < rank; ++k) {
-          if (plan.direct[k] >= 0) {
+        for (unsigned k = 0; k < rank; ++k)
+          if (plan.direct[k] >= 0)
             oldValue[plan.direct[k]] = at[k];
-            continue;
-          }
-          Value place = cst(bb, plan.places[k].constant);
-          for (Value v : plan.places[k].factors)
-            place = MulOp::create(bb, loc, place, CastOp::create(bb, loc, i64, v));
-          f = AddOp::create(bb, loc, f, MulOp::create(bb, loc, at[k], place));
-        }
         auto cmp = [&](CmpPredicate p, Value x, Value y) -> Value {
           return CmpOp::create(bb, loc, bb.getI1Type(), p, x, y);
         };
-        Value valid = AndOp::create(bb, loc, cmp(CmpPredicate::ge, f, cst(bb, 0)),
-                                    cmp(CmpPredicate::lt, f, extent));
-        oldValue[plan.loop] = SelectOp::create(bb, loc, i64, valid, f, cst(bb, 0));
+        Value valid;
+        for (auto [n, rl] : llvm::enumerate(plan.loops)) {
+          // f = sum of digit * place value (+ the window's iteration).
+          Value f = windowLoop[n] >= 0 ? loopIndex(bb, loc, windowLoop[n]) : cst(bb, 0);
+          for (unsigned k = 0; k < rank; ++k)
+            if (plan.digitLoop[k] == static_cast<int>(rl.loop))
+              f = AddOp::create(bb, loc, f,
+                                MulOp::create(bb, loc, at[k], valueOf(bb, plan.places[k])));
+          Value ok = AndOp::create(bb, loc, cmp(CmpPredicate::ge, f, cst(bb, 0)),
+                                   cmp(CmpPredicate::lt, f, extents[n]));
+          valid = valid ? AndOp::create(bb, loc, valid, ok).getResult() : ok;
+          oldValue[rl.loop] = f;
+        }
+        for (const RadixLoop &rl : plan.loops)
+          oldValue[rl.loop] =
+              SelectOp::create(bb, loc, i64, valid, oldValue[rl.loop], cst(bb, 0));
         auto readAt = [&](Value v, AffineMap m) -> Value {
           if (!isa<RankedTensorType>(v.getType()))
             return v;

@@ -89,14 +89,21 @@ struct RadixPlace {
   bool operator==(const RadixPlace &o) const;
   llvm::SmallVector<std::pair<void *, int64_t>> keys() const;
 };
-/// A tensor read once per iteration at loops that carry their ranges and
-/// at the digits of one other loop (`x[n, f / (H * W), f / W % H, f % W]`,
-/// nn.flatten): per dimension, the loop (direct) or -1, and the digit's
-/// place value.
-struct RadixPlan {
+/// A loop whose digits a read's subscripts are, and the place value of its
+/// lowest digit read: the window of iterations that read one element (1
+/// when every digit is read; 2 for x[i / 2]).
+struct RadixLoop {
   unsigned loop;
-  llvm::SmallVector<int> direct;
+  RadixPlace window;
+};
+/// A tensor read once per iteration at loops that carry their ranges and
+/// at the digits of other loops in a mixed radix (`x[n, f / (H * W), f / W
+/// % H, f % W]`, nn.flatten; `x[n, c, i / 2, j / 2]`): per dimension, the
+/// loop (direct) or -1, the digit's loop or -1, and its place value.
+struct RadixPlan {
+  llvm::SmallVector<int> direct, digitLoop;
   llvm::SmallVector<RadixPlace> places;
+  llvm::SmallVector<RadixLoop> loops;
 };
 
 class ReverseSweep {

@@ -5,7 +5,9 @@ import sys
 import numpy as np
 
 SHAPES = [("x", (3, 4, 5, 6)), ("w", (120, 7)), ("x3", (2, 5, 7)), ("s", (35,)),
-          ("p", (2, 3, 4)), ("r", (10,)), ("v", (3, 4)), ("q", (3, 4)), ("r12", (12,))]
+          ("p", (2, 3, 4)), ("r", (10,)), ("v", (3, 4)), ("q", (3, 4)), ("r12", (12,)),
+          ("u", (2, 3, 4, 5)), ("ut", (2, 3, 8, 10)), ("u3", (4, 5)), ("u3t", (11, 5)),
+          ("bx", (2, 3)), ("br", (24,))]
 
 
 def gen(folder):
@@ -29,6 +31,12 @@ def check(folder):
         ("flat3", grad(lambda x, s: ((x.flatten(1) * s) ** 2).sum(), t["x3"], t["s"])),
         ("partial", grad(lambda x, r: (x.flatten()[:10] ** 2 * r).sum(), t["p"], t["r"])),
         ("empty", np.zeros((3, 4))),
+        ("up2", grad(lambda x, t: (x.repeat_interleave(2, 2).repeat_interleave(2, 3) ** 2
+                                   * t).sum(), t["u"], t["ut"])),
+        ("up3", grad(lambda x, t: (x.repeat_interleave(3, 0)[:11] ** 2 * t).sum(),
+                     t["u3"], t["u3t"])),
+        ("blocks", grad(lambda x, r: (x.flatten().repeat_interleave(4) ** 2 * r).sum(),
+                        t["bx"], t["br"])),
         ("nochain", grad(lambda x, r: (x[np.arange(12) // 4, np.arange(12) % 3] ** 2 * r).sum(),
                          t["q"], t["r12"])),
     ]
