@@ -27,8 +27,13 @@ p.add_argument('--cuda', action='store_true')
 args = p.parse_args()
 env = dict(os.environ)
 run = ['run']
+# Seconds before a run counts as a hang: the CPU emulator of libcuda runs a
+# kernel's blocks as threads, and a test program with fields of thousands
+# of draws (test/Models' initializers) took 34 s under load.
+timeout = 30
 if args.cuda:
     run = ['run', '--target=cuda', '--gpu-bitcode']
+    timeout = 150
     env.setdefault('TDSL_CUDA_LIBRARY',
                    os.path.join(root, 'build/test/lib/libtdsl_emu_cuda.so'))
 
@@ -85,7 +90,7 @@ for n in range(args.count):
     for mode in (['--emit=tdsl', prog], run + [prog]):
         try:
             r = subprocess.run([args.tdslc] + mode, capture_output=True,
-                               text=True, timeout=30, cwd=work, env=env)
+                               text=True, timeout=timeout, cwd=work, env=env)
             why = failure(r)
         except subprocess.TimeoutExpired:
             r, why = None, 'hang'

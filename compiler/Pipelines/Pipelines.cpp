@@ -104,6 +104,7 @@ void buildTDSLToLinalgPipeline(OpPassManager &pm, bool shareRandomBlocks,
   addUpstream(pm, "canonicalize,cse");
   pm.addNestedPass<func::FuncOp>(createFoldChecks());
   pm.addNestedPass<func::FuncOp>(createRaiseLoopContractions());
+  pm.addNestedPass<func::FuncOp>(createSplitDividedLoops());
   pm.addNestedPass<func::FuncOp>(createRaiseExtracts());
   pm.addNestedPass<func::FuncOp>(createFuseElementwise());
   addUpstream(pm, "canonicalize,cse");

@@ -213,6 +213,22 @@ def RaiseLoopContractions : Pass<"tdsl-raise-loop-contractions", "mlir::func::Fu
   let dependentDialects = ["mlir::linalg::LinalgDialect", "mlir::tensor::TensorDialect"];
 }
 
+def SplitDividedLoops : Pass<"tdsl-split-divided-loops", "mlir::func::FuncOp"> {
+  let summary = "Split a loop that a body reads only as i / k and i % k into two loops";
+  let description = [{
+    In an element-wise `linalg.generic` on tensors (one output indexed by
+    every loop), a loop of static range, a multiple of k, that no operand's
+    map uses and whose every use in the body (through index casts) is a
+    division or a remainder by the constant k >= 2 becomes two loops, q and
+    r in 0..k after it; the divisions become q, the remainders r, and the
+    output is written as its `tensor.expand_shape` along that dimension
+    ([range / k, k]), collapsed back after. Nearest-neighbour upsampling
+    (`x[n, c, i / 2, j / 2]`) then reads x at plain loops, which
+    tdsl-raise-extracts makes an input: the op vectorizes.
+  }];
+  let dependentDialects = ["mlir::arith::ArithDialect", "mlir::tensor::TensorDialect"];
+}
+
 def RaiseExtracts : Pass<"tdsl-raise-extracts", "mlir::func::FuncOp"> {
   let summary = "Turn reads at a linalg body's loop indices into inputs of the op";
   let description = [{
