@@ -47,6 +47,21 @@ func.func @broadcast_stride3(%x: memref<?xf32, strided<[3], offset: ?>>, %j: ind
 
 // -----
 
+// A row of a 4-row view (the leading dimension stays): the view keeps its
+// static sizes and strides, the columns become 31 of unit stride.
+// CHECK-LABEL: func.func @rows(
+// CHECK: memref.reinterpret_cast %{{.*}} to offset: [0], sizes: [4, 31], strides: [64, 1] : memref<f32> to memref<4x31xf32, strided<[64, 1]>>
+// CHECK: vector.transfer_read %{{.*}} {in_bounds = [true, false]} : memref<4x31xf32, strided<[64, 1]>>, vector<1x32xf32>
+// CHECK: vector.shuffle
+func.func @rows(%x: memref<4x16xf32, strided<[64, 2]>>, %i: index) -> vector<1x16xf32> {
+  %c0 = arith.constant 0 : index
+  %pad = arith.constant 0.0 : f32
+  %v = vector.transfer_read %x[%i, %c0], %pad {in_bounds = [true, true]} : memref<4x16xf32, strided<[64, 2]>>, vector<1x16xf32>
+  return %v : vector<1x16xf32>
+}
+
+// -----
+
 // Left alone: a stride of 5 (the read would load 5 times the lanes), a
 // masked read, a read that may leave the view (not in bounds), a read of
 // several rows, and a read along a unit-stride dimension.

@@ -71,11 +71,19 @@ struct DeinterleaveRead : OpRewritePattern<vector::TransferReadOp> {
     // The same elements as a view of unit stride, as long as the strided
     // dimension spans: s * (n - 1) + 1.
     auto meta = memref::ExtractStridedMetadataOp::create(rw, loc, read.getBase());
-    SmallVector<OpFoldResult> sizes = getAsOpFoldResult(meta.getSizes());
-    SmallVector<OpFoldResult> strides = getAsOpFoldResult(meta.getStrides());
     SmallVector<int64_t> staticSizes(type.getShape()), staticStrides;
     int64_t staticOffset;
     (void)type.getStridesAndOffset(staticStrides, staticOffset);
+    // Static sizes and strides as attributes (the view's type has them).
+    SmallVector<OpFoldResult> sizes, strides;
+    for (unsigned d = 0; d < rank; ++d) {
+      sizes.push_back(ShapedType::isDynamic(staticSizes[d])
+                          ? OpFoldResult(meta.getSizes()[d])
+                          : OpFoldResult(rw.getIndexAttr(staticSizes[d])));
+      strides.push_back(ShapedType::isDynamic(staticStrides[d])
+                            ? OpFoldResult(meta.getStrides()[d])
+                            : OpFoldResult(rw.getIndexAttr(staticStrides[d])));
+    }
     int64_t n = type.getShape().back();
     if (ShapedType::isDynamic(n)) {
       Value dim = getValueOrCreateConstantIndexOp(rw, loc, sizes.back());
