@@ -90,7 +90,7 @@ void buildTDSLTransformPipeline(OpPassManager &pm) {
 }
 
 void buildTDSLToLinalgPipeline(OpPassManager &pm, bool shareRandomBlocks,
-                               bool runtimeModelInit) {
+                               bool runtimeModelInit, bool splitDividedLoops) {
   pm.addPass(createConvertTDSLToLinalg({shareRandomBlocks, runtimeModelInit}));
   // Inlining first lets the callers' static shapes reach every op; nested
   // generics become loops before any CSE could merge their linalg.index ops.
@@ -104,7 +104,8 @@ void buildTDSLToLinalgPipeline(OpPassManager &pm, bool shareRandomBlocks,
   addUpstream(pm, "canonicalize,cse");
   pm.addNestedPass<func::FuncOp>(createFoldChecks());
   pm.addNestedPass<func::FuncOp>(createRaiseLoopContractions());
-  pm.addNestedPass<func::FuncOp>(createSplitDividedLoops());
+  if (splitDividedLoops)
+    pm.addNestedPass<func::FuncOp>(createSplitDividedLoops());
   pm.addNestedPass<func::FuncOp>(createRaiseExtracts());
   pm.addNestedPass<func::FuncOp>(createFuseElementwise());
   addUpstream(pm, "canonicalize,cse");
@@ -225,7 +226,8 @@ void buildCPUPipeline(OpPassManager &pm, const CPUPipelineOptions &options,
                       CPUStage stopAfter) {
   buildTDSLTransformPipeline(pm);
   buildTDSLToLinalgPipeline(pm, /*shareRandomBlocks=*/options.optLevel > 0,
-                            /*runtimeModelInit=*/true);
+                            /*runtimeModelInit=*/true,
+                            /*splitDividedLoops=*/options.optLevel > 0);
   if (stopAfter == CPUStage::Linalg)
     return;
   buildCPUTilingPipeline(pm, options);

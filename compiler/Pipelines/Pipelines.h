@@ -36,10 +36,12 @@ void buildTDSLTransformPipeline(mlir::OpPassManager &pm);
 /// tdsl -> linalg/tensor/scf, then fusion of element-wise producers and
 /// consumers; `shareRandomBlocks` (the CPU above -O0) lets draws in loops
 /// share Philox blocks, `runtimeModelInit` (the CPU) fills model
-/// initializers through the runtime. Registered as `tdsl-to-linalg`
-/// (without either).
+/// initializers through the runtime, `splitDividedLoops` (the CPU, -O1 and
+/// up) runs tdsl-split-divided-loops (the CUDA tiling left its split ops on
+/// the host). Registered as `tdsl-to-linalg` (without any).
 void buildTDSLToLinalgPipeline(mlir::OpPassManager &pm, bool shareRandomBlocks = false,
-                               bool runtimeModelInit = false);
+                               bool runtimeModelInit = false,
+                               bool splitDividedLoops = false);
 
 /// Tiling of parallel loops into scf.forall (skipped at -O0). Registered as
 /// `tdsl-cpu-tile`.

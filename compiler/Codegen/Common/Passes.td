@@ -224,7 +224,8 @@ def SplitDividedLoops : Pass<"tdsl-split-divided-loops", "mlir::func::FuncOp"> {
     output is written as its `tensor.expand_shape` along that dimension
     ([range / k, k]), collapsed back after. Nearest-neighbour upsampling
     (`x[n, c, i / 2, j / 2]`) then reads x at plain loops, which
-    tdsl-raise-extracts makes an input: the op vectorizes.
+    tdsl-raise-extracts makes an input: the op vectorizes. In the CPU
+    pipeline only (the CUDA tiling left the split ops on the host).
   }];
   let dependentDialects = ["mlir::arith::ArithDialect", "mlir::tensor::TensorDialect"];
 }

@@ -168,7 +168,8 @@ LogicalResult tdsl::tuneContractions(ModuleOp module, const TargetOptions &optio
   OwningOpRef<ModuleOp> linalgModule = module.clone();
   PassManager pm(module.getContext());
   buildTDSLTransformPipeline(pm);
-  buildTDSLToLinalgPipeline(pm, /*shareRandomBlocks=*/true);
+  buildTDSLToLinalgPipeline(pm, /*shareRandomBlocks=*/true, /*runtimeModelInit=*/false,
+                            /*splitDividedLoops=*/true);
   if (failed(pm.run(*linalgModule))) {
     error = "--tune could not lower the program";
     return failure();
