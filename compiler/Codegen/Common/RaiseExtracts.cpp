@@ -60,10 +60,13 @@ std::optional<Linear> linearIndex(linalg::GenericOp op, Value v) {
       return std::nullopt;
     if (a->terms.empty())
       std::swap(a, b);
+    // No negative or zero coefficient, and none large enough that the
+    // largest subscript computed from them could wrap.
     int64_t k = b->constant;
     if (k < 1 || k > (int64_t(1) << 20) ||
-        std::abs(a->constant) > (int64_t(1) << 40))
-      return std::nullopt; // no wrap, no negative or zero coefficient
+        std::abs(a->constant) > (int64_t(1) << 40) / k ||
+        llvm::any_of(a->terms, [&](auto t) { return t.second > (int64_t(1) << 20) / k; }))
+      return std::nullopt;
     for (auto &t : a->terms)
       t.second *= k;
     a->constant *= k;

@@ -202,8 +202,12 @@ std::optional<RadixPlan> ReverseSweep::planRadix(IndexGenOp gen,
     }
     if (bottom < 0)
       return std::nullopt;
+    // The window is a loop's extent: a positive constant times sizes (a
+    // value that could be negative at run time is no extent).
     RadixLoop rl{loop, digits[bottom].second.place};
-    if (rl.window.constant < 1 || rl.window.constant > (int64_t(1) << 31))
+    if (rl.window.constant < 1 || rl.window.constant > (int64_t(1) << 31) ||
+        llvm::any_of(rl.window.factors,
+                     [](Value v) { return !stripCasts(v).getDefiningOp<tensor::DimOp>(); }))
       return std::nullopt;
     for (int n = bottom, count = 0;; ++count) {
       if (used[n] || count >= (int)digits.size())
