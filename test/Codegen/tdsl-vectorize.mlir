@@ -336,6 +336,55 @@ func.func @conv_tile_batch_of_one(%w: tensor<8x3x3x3xf32>, %x: tensor<1x3x3x18xf
   return %r : tensor<1x8x1x16xf32>
 }
 
+// The same tile on run-time sizes: its rows and columns loops are peeled
+// (split in arith ops, not affine maps), so the main loops run whole 8 x 32
+// tiles on static types and the columns' last partial tile runs tiles of
+// 16, then 8; only the rest (fewer than 8 columns, the last rows) is left
+// to a dynamic op, which stays scalar.
+// CHECK-LABEL: func.func @conv_tile_dynamic(
+// CHECK: arith.remui %{{.*}}, %c8
+// CHECK: arith.remui %{{.*}}, %c32
+// CHECK: vector.contract {{.*}} into vector<1x8x1x32xf32>
+// CHECK: arith.remui %{{.*}}, %c16
+// CHECK: vector.contract {{.*}} into vector<1x8x1x16xf32>
+// CHECK: vector.contract {{.*}} into vector<1x8x1x8xf32>
+// CHECK: linalg.generic
+// CHECK: linalg.generic
+// CHECK-NOT: linalg.generic
+// CHECK: return
+func.func @conv_tile_dynamic(%w: tensor<?x?x?x?xf32>, %x: tensor<1x?x?x?xf32>, %out: tensor<1x?x1x?xf32>) -> tensor<1x?x1x?xf32> {
+  %r = linalg.generic {indexing_maps = [affine_map<(n, k, i, j, c, di, dj) -> (k, c, di, dj)>, affine_map<(n, k, i, j, c, di, dj) -> (n, c, i + di, j + dj)>, affine_map<(n, k, i, j, c, di, dj) -> (n, k, i, j)>], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]}
+      ins(%w, %x : tensor<?x?x?x?xf32>, tensor<1x?x?x?xf32>) outs(%out : tensor<1x?x1x?xf32>) {
+  ^bb0(%a: f32, %b: f32, %acc: f32):
+    %m = arith.mulf %a, %b : f32
+    %s = arith.addf %acc, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<1x?x1x?xf32>
+  return %r : tensor<1x?x1x?xf32>
+}
+
+// A convolution kernel's adjoint on run-time sizes: the seed's 8 output
+// channels are read through a slice that drops every unit dimension and an
+// expand_shape, not a collapse of the 1 x 8 x 1 x 1 slice, which
+// bufferization copies into a new buffer when the strides are run-time
+// values.
+// CHECK-LABEL: func.func @conv_kernel_adjoint_dynamic(
+// CHECK-NOT: tensor.collapse_shape
+// CHECK: tensor.extract_slice %{{.*}}[0, 0, 0, 0] [1, 8, 1, 1] [1, 1, 1, 1] : tensor<1x8x1x1xf32> to tensor<8xf32>
+// CHECK: tensor.expand_shape %{{.*}} {{\[}}[0, 1]] output_shape [1, 8] : tensor<8xf32> into tensor<1x8xf32>
+// CHECK-NOT: tensor.collapse_shape
+// CHECK: return
+func.func @conv_kernel_adjoint_dynamic(%s: tensor<?x16x?x?xf32>, %x: tensor<?x1x?x?xf32>, %dw: tensor<16x1x1x3xf32>) -> tensor<16x1x1x3xf32> {
+  %r = linalg.generic {indexing_maps = [affine_map<(k, c, di, dj, n, i, j) -> (n, k, i, j)>, affine_map<(k, c, di, dj, n, i, j) -> (n, c, i + di, j + dj)>, affine_map<(k, c, di, dj, n, i, j) -> (k, c, di, dj)>], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]}
+      ins(%s, %x : tensor<?x16x?x?xf32>, tensor<?x1x?x?xf32>) outs(%dw : tensor<16x1x1x3xf32>) {
+  ^bb0(%a: f32, %b: f32, %acc: f32):
+    %m = arith.mulf %a, %b : f32
+    %t = arith.addf %acc, %m : f32
+    linalg.yield %t : f32
+  } -> tensor<16x1x1x3xf32>
+  return %r : tensor<16x1x1x3xf32>
+}
+
 // A reduction loop between the output loops (a dense layer's input adjoint,
 // dx[n, k] = sum(o) s[n, o] * w[k, o]): the loops are put in the result's
 // order first, so it is a vector.contract too (it was a multiply of two

@@ -112,3 +112,37 @@ func.func @corners(%a: tensor<1000x64xf32>, %b: tensor<64x1000xf32>, %c: tensor<
   }
   return %r : tensor<1000x1000xf32>
 }
+
+// -----
+
+// A convolution's tile is not versioned: tdsl-vectorize peels its register
+// tiles (a static copy of the whole tile would run the same ones).
+// CHECK-LABEL: func.func @conv(
+// CHECK-NOT: scf.if
+// CHECK-NOT: tensor.cast
+// CHECK: linalg.generic
+// CHECK-NOT: linalg.generic
+// CHECK: return
+#min = affine_map<(d0)[s0] -> (-d0 + s0, 64)>
+func.func @conv(%w: tensor<?x?x?x?xf32>, %x: tensor<1x?x?x?xf32>, %out: tensor<1x?x1x?xf32>) -> tensor<1x?x1x?xf32> {
+  %c1 = arith.constant 1 : index
+  %c3 = arith.constant 3 : index
+  %k = tensor.dim %out, %c1 : tensor<1x?x1x?xf32>
+  %n = tensor.dim %out, %c3 : tensor<1x?x1x?xf32>
+  %r = scf.forall (%i, %j) = (0, 0) to (%k, %n) step (64, 64) shared_outs(%o = %out) -> (tensor<1x?x1x?xf32>) {
+    %tk = affine.min #min(%i)[%k]
+    %tn = affine.min #min(%j)[%n]
+    %cs = tensor.extract_slice %o[0, %i, 0, %j] [1, %tk, 1, %tn] [1, 1, 1, 1] : tensor<1x?x1x?xf32> to tensor<1x?x1x?xf32>
+    %t = linalg.generic {indexing_maps = [affine_map<(n, k, i, j, c, di, dj) -> (k, c, di, dj)>, affine_map<(n, k, i, j, c, di, dj) -> (n, c, i + di, j + dj)>, affine_map<(n, k, i, j, c, di, dj) -> (n, k, i, j)>], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]}
+        ins(%w, %x : tensor<?x?x?x?xf32>, tensor<1x?x?x?xf32>) outs(%cs : tensor<1x?x1x?xf32>) {
+    ^bb0(%a: f32, %b: f32, %acc: f32):
+      %m = arith.mulf %a, %b : f32
+      %s = arith.addf %acc, %m : f32
+      linalg.yield %s : f32
+    } -> tensor<1x?x1x?xf32>
+    scf.forall.in_parallel {
+      tensor.parallel_insert_slice %t into %o[0, %i, 0, %j] [1, %tk, 1, %tn] [1, 1, 1, 1] : tensor<1x?x1x?xf32> into tensor<1x?x1x?xf32>
+    }
+  }
+  return %r : tensor<1x?x1x?xf32>
+}

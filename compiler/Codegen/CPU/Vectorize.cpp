@@ -1,5 +1,6 @@
 //===- Vectorize.cpp - register tiles and linalg::vectorize -----------------===//
 #include "compiler/Codegen/CPU/Passes.h"
+#include "compiler/Codegen/CPU/RunTimeRegisterTiles.h"
 #include "compiler/Codegen/CPU/TileConfig.h"
 #include "compiler/Codegen/Common/TilingUtils.h"
 
@@ -22,6 +23,61 @@ namespace tdsl {
 using namespace mlir;
 
 namespace {
+/// `v` collapsed by `groups`. Where each group has one dimension that may
+/// differ from 1, a rank-reducing slice instead: on strides known only at
+/// run time, bufferization cannot prove a collapse of a slice contiguous
+/// and copied it into a new buffer, allocated in the loop (a convolution
+/// weights' adjoint on `?` sizes made a heap allocation per step: 12x
+/// slower). The slice drops every unit dimension, and an expand_shape puts
+/// back those the result keeps: a subview that kept some of several unit
+/// dimensions is ambiguous, and MLIR 22's strided-metadata expansion read
+/// a memref<1x8xf32> sliced from 1x8x1x1 as sizes [8, 1] (wrong values).
+Value dropUnitDims(RewriterBase &rw, Location loc, Value v,
+                   ArrayRef<ReassociationIndices> groups) {
+  auto type = cast<RankedTensorType>(v.getType());
+  SmallVector<int64_t> shape;
+  SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(rw, loc, v), shapeSizes;
+  for (const ReassociationIndices &group : groups) {
+    std::optional<int64_t> kept;
+    for (int64_t d : group)
+      if (type.getDimSize(d) != 1) {
+        if (kept)
+          return tensor::CollapseShapeOp::create(rw, loc, v, groups);
+        kept = d;
+      }
+    shape.push_back(kept ? type.getDimSize(*kept) : 1);
+    shapeSizes.push_back(kept ? sizes[*kept] : rw.getIndexAttr(1));
+  }
+  SmallVector<int64_t> reducedShape;
+  for (int64_t n : type.getShape())
+    if (n != 1)
+      reducedShape.push_back(n);
+  SmallVector<OpFoldResult> offsets(type.getRank(), rw.getIndexAttr(0));
+  SmallVector<OpFoldResult> strides(type.getRank(), rw.getIndexAttr(1));
+  Value reduced = tensor::ExtractSliceOp::create(
+      rw, loc, RankedTensorType::get(reducedShape, type.getElementType()), v, offsets, sizes,
+      strides);
+  if (reducedShape == shape)
+    return reduced;
+  // Each kept unit dimension joins the group of the dimension before it
+  // (the first group, for leading ones).
+  SmallVector<ReassociationIndices> expand(reducedShape.size());
+  ReassociationIndices leading;
+  int64_t next = -1;
+  for (auto [i, n] : llvm::enumerate(shape)) {
+    if (n != 1)
+      ++next;
+    if (next < 0)
+      leading.push_back(i);
+    else
+      expand[next].push_back(i);
+  }
+  if (!expand.empty())
+    expand.front().insert(expand.front().begin(), leading.begin(), leading.end());
+  return tensor::ExpandShapeOp::create(rw, loc, RankedTensorType::get(shape, type.getElementType()),
+                                       reduced, expand, shapeSizes);
+}
+
 /// `generic` as a linalg.contract when it is one (two inputs of the result's
 /// float type, projected-permutation maps, `out + a * b`): the vectorizer
 /// makes a vector.contract (FMAs) only of named contractions, and left
@@ -255,7 +311,7 @@ linalg::GenericOp dropUnitWindowLoops(RewriterBase &rw, linalg::GenericOp op,
       type = cast<RankedTensorType>(v.getType());
     }
     if (type && newMaps[i].getNumResults() != maps[i].getNumResults())
-      v = tensor::CollapseShapeOp::create(rw, op.getLoc(), v, collapse[i]);
+      v = dropUnitDims(rw, op.getLoc(), v, collapse[i]);
     inputs.push_back(v);
   }
   auto dropped = linalg::GenericOp::create(
@@ -818,58 +874,82 @@ struct VectorizePass : tdsl::impl::VectorizeBase<VectorizePass> {
         // One loop per tiled dimension, in `order`: those of reductions are
         // marked for tdsl-defer-lane-reduction.
         unsigned next = 0;
+        std::optional<std::pair<unsigned, unsigned>> tileLoops;
+        if (tdsl::peelsRunTimeTiles(op))
+          tileLoops = tdsl::contractionTileLoops(op);
+        tdsl::TileLoop rows{}, cols{};
         for (int64_t d : order) {
           if (isZeroInteger(tileSizes[d]))
             continue;
           if (next < tiled->loops.size() && iters[d] == utils::IteratorType::reduction)
             tiled->loops[next]->setAttr(tdsl::kReductionLoopAttr, rw.getUnitAttr());
+          if (next < tiled->loops.size() && tileLoops && ShapedType::isDynamic(ranges[d]))
+            if (auto loop = dyn_cast<scf::ForOp>(tiled->loops[next].getOperation())) {
+              if ((unsigned)d == tileLoops->first)
+                rows = {loop, sizes[d]};
+              else if ((unsigned)d == tileLoops->second)
+                cols = {loop, sizes[d]};
+            }
           ++next;
         }
         rw.replaceOp(op, tiled->replacements);
         target = tiled->tiledOps.front();
+        if (rows.loop || cols.loop) {
+          for (linalg::LinalgOp tile :
+               tdsl::peelRunTimeTiles(rw, cast<linalg::LinalgOp>(target), rows, cols,
+                                      std::max<int64_t>(lanesFor(op) / 2, 1)))
+            vectorizeTile(rw, tile, sizes);
+          continue;
+        }
       }
-      // Static tiles vectorize by their shape; dynamic ones need the sizes
-      // (and get masks). The scalable flags must be given too: without them
-      // the vectorizer reads mask shapes from an empty array.
-      auto targetOp = cast<linalg::LinalgOp>(target);
-      if (!targetOp.hasDynamicShape())
-        sizes.clear();
-      if (staysScalar(targetOp, /*masked=*/!sizes.empty()))
-        continue;
-      // A reduction loop along which the body reads no input (a fill folded
-      // into it: sum(ones(...)), or only broadcast scalars: the sum of
-      // exp(c - max(c)) for a constant c) is vectorized by MLIR 22 as one
-      // step, not one per iteration; such a reduction stays scalar.
-      if (hasConstantReductionLoop(targetOp))
-        continue;
-      if (auto generic = dyn_cast<linalg::GenericOp>(target))
-        if (linalg::GenericOp dropped = dropUnitWindowLoops(rw, generic, sizes))
-          target = dropped;
-      if (auto generic = dyn_cast<linalg::GenericOp>(target))
-        if (Operation *named = asNamedContraction(rw, generic))
-          target = named;
-      if (auto generic = dyn_cast<linalg::GenericOp>(target))
-        if (linalg::GenericOp read = readOutputsAsInputs(rw, generic))
-          target = read;
-      SmallVector<bool> scalable(sizes.size(), false);
-      if (failed(linalg::vectorizeOpPrecondition(target, sizes, scalable)))
-        continue;
-      rw.setInsertionPoint(target);
-      // Contractions as vector.contract, so they lower to FMAs.
-      auto vec = linalg::vectorize(rw, target, sizes, scalable,
-                                   /*vectorizeNDExtract=*/false,
-                                   /*flatten1DDepthwiseConv=*/false,
-                                   /*assumeDynamicDimsMatchVecSizes=*/false,
-                                   /*createNamedContraction=*/true);
-      if (failed(vec))
-        continue;
-      if (!vec->replacements.empty())
-        rw.replaceOp(target, vec->replacements);
-      else
-        rw.eraseOp(target);
+      vectorizeTile(rw, cast<linalg::LinalgOp>(target), sizes);
     }
     unmaskFloatMinMaxReductions(fn);
     unmaskContractions(fn);
+  }
+
+  /// Vectorizes one register tile; `sizes` are the vector sizes for a tile
+  /// of run-time sizes.
+  void vectorizeTile(IRRewriter &rw, linalg::LinalgOp targetOp, SmallVector<int64_t> sizes) {
+    Operation *target = targetOp;
+    // Static tiles vectorize by their shape; dynamic ones need the sizes
+    // (and get masks). The scalable flags must be given too: without them
+    // the vectorizer reads mask shapes from an empty array.
+    if (!targetOp.hasDynamicShape())
+      sizes.clear();
+    if (staysScalar(targetOp, /*masked=*/!sizes.empty()))
+      return;
+    // A reduction loop along which the body reads no input (a fill folded
+    // into it: sum(ones(...)), or only broadcast scalars: the sum of
+    // exp(c - max(c)) for a constant c) is vectorized by MLIR 22 as one
+    // step, not one per iteration; such a reduction stays scalar.
+    if (hasConstantReductionLoop(targetOp))
+      return;
+    if (auto generic = dyn_cast<linalg::GenericOp>(target))
+      if (linalg::GenericOp dropped = dropUnitWindowLoops(rw, generic, sizes))
+        target = dropped;
+    if (auto generic = dyn_cast<linalg::GenericOp>(target))
+      if (Operation *named = asNamedContraction(rw, generic))
+        target = named;
+    if (auto generic = dyn_cast<linalg::GenericOp>(target))
+      if (linalg::GenericOp read = readOutputsAsInputs(rw, generic))
+        target = read;
+    SmallVector<bool> scalable(sizes.size(), false);
+    if (failed(linalg::vectorizeOpPrecondition(target, sizes, scalable)))
+      return;
+    rw.setInsertionPoint(target);
+    // Contractions as vector.contract, so they lower to FMAs.
+    auto vec = linalg::vectorize(rw, target, sizes, scalable,
+                                 /*vectorizeNDExtract=*/false,
+                                 /*flatten1DDepthwiseConv=*/false,
+                                 /*assumeDynamicDimsMatchVecSizes=*/false,
+                                 /*createNamedContraction=*/true);
+    if (failed(vec))
+      return;
+    if (!vec->replacements.empty())
+      rw.replaceOp(target, vec->replacements);
+    else
+      rw.eraseOp(target);
   }
 };
 

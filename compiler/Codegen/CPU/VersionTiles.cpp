@@ -10,10 +10,14 @@
 // divide, and reductions that keep one loop (A @ x, x @ A, row sums), get
 // the same: their masks cost x @ A half its time. On static shapes the
 // partial tiles' sizes are known as well, and get static copies too.
+// Convolutions are left to tdsl-vectorize, which peels their register
+// tiles (RunTimeRegisterTiles.h): a static copy of the whole tile would run
+// the same register tiles, as more code.
 //
 //===----------------------------------------------------------------------===//
 #include "compiler/Codegen/CPU/Epilogue.h"
 #include "compiler/Codegen/CPU/Passes.h"
+#include "compiler/Codegen/CPU/RunTimeRegisterTiles.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -146,7 +150,8 @@ struct VersionTilesPass : tdsl::impl::VersionTilesBase<VersionTilesPass> {
     getOperation().walk([&](linalg::LinalgOp op) {
       if (op.hasPureTensorSemantics() && op->getParentOfType<scf::ForallOp>() &&
           !versioned(op) && op.getNumReductionLoops() > 0 &&
-          op.getNumParallelLoops() >= 1 && op.hasDynamicShape() && op->getNumResults() == 1)
+          op.getNumParallelLoops() >= 1 && op.hasDynamicShape() && op->getNumResults() == 1 &&
+          !tdsl::peelsRunTimeTiles(op))
         ops.push_back(op);
     });
     for (linalg::LinalgOp op : ops)
