@@ -336,6 +336,26 @@ func.func @conv_tile_batch_of_one(%w: tensor<8x3x3x3xf32>, %x: tensor<1x3x3x18xf
   return %r : tensor<1x8x1x16xf32>
 }
 
+// A convolution's input adjoint (the seed's window read against the kernel,
+// a reduction over output channels k among the result's loops): once the
+// window loops drop out, its loops are put in the result's order, and it
+// is a vector.contract (FMAs), not a multiply and an add.
+// CHECK-LABEL: func.func @conv_input_adjoint_tile(
+// CHECK-NOT: vector.multi_reduction
+// CHECK: vector.contract {{.*}} into vector<1x8x1x32xf32>
+// CHECK-NOT: vector.multi_reduction
+// CHECK: return
+func.func @conv_input_adjoint_tile(%w: tensor<8x8x3x3xf32>, %s: tensor<1x8x3x34xf32>, %out: tensor<1x8x1x32xf32>) -> tensor<1x8x1x32xf32> {
+  %r = linalg.generic {indexing_maps = [affine_map<(n, k, c, di, dj, i, j) -> (k, c, di, dj)>, affine_map<(n, k, c, di, dj, i, j) -> (n, k, di + i, dj + j)>, affine_map<(n, k, c, di, dj, i, j) -> (n, c, i, j)>], iterator_types = ["parallel", "reduction", "parallel", "reduction", "reduction", "parallel", "parallel"]}
+      ins(%w, %s : tensor<8x8x3x3xf32>, tensor<1x8x3x34xf32>) outs(%out : tensor<1x8x1x32xf32>) {
+  ^bb0(%a: f32, %b: f32, %acc: f32):
+    %m = arith.mulf %a, %b : f32
+    %t = arith.addf %acc, %m : f32
+    linalg.yield %t : f32
+  } -> tensor<1x8x1x32xf32>
+  return %r : tensor<1x8x1x32xf32>
+}
+
 // The same tile on run-time sizes: its rows and columns loops are peeled
 // (split in arith ops, not affine maps), so the main loops run whole 8 x 32
 // tiles on static types and the columns' last partial tile runs tiles of

@@ -926,8 +926,15 @@ struct VectorizePass : tdsl::impl::VectorizeBase<VectorizePass> {
     if (hasConstantReductionLoop(targetOp))
       return;
     if (auto generic = dyn_cast<linalg::GenericOp>(target))
-      if (linalg::GenericOp dropped = dropUnitWindowLoops(rw, generic, sizes))
+      if (linalg::GenericOp dropped = dropUnitWindowLoops(rw, generic, sizes)) {
         target = dropped;
+        // Without its window loops a convolution's input adjoint (loops n,
+        // k, c, di, dj, i, j: a reduction among the result's loops, which a
+        // window read kept from being permuted before) is a contraction
+        // once its result loops come first: FMAs, not a multiply and an add.
+        if (sizes.empty())
+          target = resultLoopsFirst(rw, dropped).getOperation();
+      }
     if (auto generic = dyn_cast<linalg::GenericOp>(target))
       if (Operation *named = asNamedContraction(rw, generic))
         target = named;
