@@ -623,6 +623,7 @@ class Suite:
         n, h = self.cfg["conv"]
         reps = self.cfg["conv_reps"]
         keys = {"conv2d-nn": ("conv2d_nn", 1, "nn.conv2d pad 1"),
+                "conv2d-dyn": ("conv2d_dyn", 1, "nn.conv2d pad 1, ? sizes"),
                 "conv2d-loops": ("conv2d_loops", 0, "loops, no pad")}
         if not any(self.want(k) for k in keys):
             return
@@ -1356,7 +1357,7 @@ def main():
         sizes = [n for n, _ in (QUICK if args.quick else FULL)["sgemm"]]
         keys = ["sgemm-%d-%s" % (n, v) for n in sizes
                 for v in ("matmul", "index", "dyn-matmul", "dyn-index")]
-        keys += ["mlp-forward", "mlp-train", "conv2d-nn", "conv2d-loops", "pi",
+        keys += ["mlp-forward", "mlp-train", "conv2d-nn", "conv2d-dyn", "conv2d-loops", "pi",
                  "rng-fill", "triad", "sum", "digits-mlp", "digits-cnn"]
         keys += ["polybench-" + k for k in polybench.KERNELS]
         keys += ["repl", "compile-examples"]

@@ -190,6 +190,29 @@ func.func @conv(%x: tensor<4x3x8x8xf32>, %w: tensor<8x3x3x3xf32>) -> tensor<4x8x
   return %r : tensor<4x8x6x6xf32>
 }
 
+// The same on run-time sizes takes the small tiles (64) alone, not an
+// scf.if between two versions: tdsl-vectorize peels each version's
+// register tiles into a dozen copies.
+// CHECK-LABEL: func.func @dynamic_conv(
+// CHECK-NOT: scf.if
+// CHECK: scf.forall (%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}) = (0, 0, 0, 0) to (%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}) step (1, 64, 1, 64)
+// CHECK-NOT: scf.forall (
+// CHECK: return
+func.func @dynamic_conv(%x: tensor<?x?x?x?xf32>, %w: tensor<?x?x?x?xf32>, %o: tensor<?x?x?x?xf32>) -> tensor<?x?x?x?xf32> {
+  %r = linalg.generic {indexing_maps = [affine_map<(n, k, i, j, c, p, q) -> (k, c, p, q)>,
+                                        affine_map<(n, k, i, j, c, p, q) -> (n, c, i + p, j + q)>,
+                                        affine_map<(n, k, i, j, c, p, q) -> (n, k, i, j)>],
+                       iterator_types = ["parallel", "parallel", "parallel", "parallel",
+                                         "reduction", "reduction", "reduction"]}
+      ins(%w, %x : tensor<?x?x?x?xf32>, tensor<?x?x?x?xf32>) outs(%o : tensor<?x?x?x?xf32>) {
+  ^bb0(%a: f32, %b: f32, %acc: f32):
+    %m = arith.mulf %a, %b : f32
+    %s = arith.addf %acc, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<?x?x?x?xf32>
+  return %r : tensor<?x?x?x?xf32>
+}
+
 // An empty batch (0 tiles) does not halve its tiles (it divided by zero).
 // CHECK-LABEL: func.func @empty_batch(
 // CHECK: linalg.batch_matmul
