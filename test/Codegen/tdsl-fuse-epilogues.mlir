@@ -222,3 +222,47 @@ func.func @dynamic(%a: tensor<?x?xf32>, %b: tensor<?x?xf32>, %bias: tensor<?xf32
   } -> tensor<?x?xf32>
   return %h : tensor<?x?xf32>
 }
+
+// -----
+
+// A convolution on run-time shapes runs in one version (its parallel tiles
+// are not versioned by size nor by fullness), so its bias joins its tiles.
+// CHECK-LABEL: func.func @dynamic_conv(
+// CHECK: linalg.generic {{.*}} ins(%{{.*}}, %{{.*}} : tensor<?x?x?x?xf32>, tensor<?x?x?x?xf32>)
+// CHECK: tdsl.epilogue
+// TILE-LABEL: func.func @dynamic_conv(
+// TILE: scf.forall
+// TILE: linalg.generic {{.*}} ins(%{{.*}}, %{{.*}} : tensor<?x?x?x?xf32>, tensor<1x?x?x?xf32>)
+// TILE: linalg.generic {{.*}}tdsl.epilogue
+// TILE: scf.forall.in_parallel
+func.func @dynamic_conv(%x: tensor<?x?x?x?xf32>, %w: tensor<?x?x?x?xf32>, %bias: tensor<?xf32>) -> tensor<?x?x?x?xf32> {
+  %zero = arith.constant 0.0 : f32
+  %c0 = arith.constant 0 : index
+  %c2 = arith.constant 2 : index
+  %c3 = arith.constant 3 : index
+  %n = tensor.dim %x, %c0 : tensor<?x?x?x?xf32>
+  %k = tensor.dim %w, %c0 : tensor<?x?x?x?xf32>
+  %h = tensor.dim %x, %c2 : tensor<?x?x?x?xf32>
+  %wd = tensor.dim %x, %c3 : tensor<?x?x?x?xf32>
+  %e = tensor.empty(%n, %k, %h, %wd) : tensor<?x?x?x?xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<?x?x?x?xf32>) -> tensor<?x?x?x?xf32>
+  %c = linalg.generic {indexing_maps = [affine_map<(n, k, i, j, c, p, q) -> (k, c, p, q)>,
+                                        affine_map<(n, k, i, j, c, p, q) -> (n, c, i + p, j + q)>,
+                                        affine_map<(n, k, i, j, c, p, q) -> (n, k, i, j)>],
+                       iterator_types = ["parallel", "parallel", "parallel", "parallel",
+                                         "reduction", "reduction", "reduction"]}
+      ins(%w, %x : tensor<?x?x?x?xf32>, tensor<?x?x?x?xf32>) outs(%f : tensor<?x?x?x?xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %m = arith.mulf %a, %b : f32
+    %s = arith.addf %o, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<?x?x?x?xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(n, k, i, j) -> (k)>, affine_map<(n, k, i, j) -> (n, k, i, j)>],
+                       iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%bias : tensor<?xf32>) outs(%c : tensor<?x?x?x?xf32>) {
+  ^bb0(%v: f32, %acc: f32):
+    %s = arith.addf %acc, %v : f32
+    linalg.yield %s : f32
+  } -> tensor<?x?x?x?xf32>
+  return %r : tensor<?x?x?x?xf32>
+}

@@ -1,6 +1,7 @@
 //===- FuseEpilogues.cpp - element-wise updates of a contraction's result --===//
 #include "compiler/Codegen/CPU/Epilogue.h"
 #include "compiler/Codegen/CPU/Passes.h"
+#include "compiler/Codegen/CPU/RunTimeRegisterTiles.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -78,8 +79,12 @@ struct FuseEpiloguesPass : tdsl::impl::FuseEpiloguesBase<FuseEpiloguesPass> {
     // (tile sizes), each in two (full and edge tiles), and an epilogue in
     // each of the four cost more compile time than it saved (the digits MLP
     // with MPI: 1.33 -> 1.44 s, against 1.37 s for static shapes only).
+    // Convolutions on run-time shapes run in one version (tdsl-tile-to-forall
+    // and tdsl-version-tiles leave them one), so theirs join: the bias of
+    // `nn.conv2d` was a kernel of its own, a tenth of the convolution's time.
     getOperation().walk([&](linalg::LinalgOp op) {
-      if (op.hasPureTensorSemantics() && !op.hasDynamicShape() &&
+      if (op.hasPureTensorSemantics() &&
+          (!op.hasDynamicShape() || tdsl::peelsRunTimeTiles(op)) &&
           !isa<linalg::FillOp>(op) &&
           op->getNumResults() == 1 && op.getNumReductionLoops() > 0 &&
           op.getNumParallelLoops() > 0 && !op->getParentOfType<scf::ForallOp>() &&
