@@ -163,7 +163,8 @@ bool tdsl::peelsRunTimeTiles(linalg::LinalgOp op) {
 
 SmallVector<linalg::LinalgOp> tdsl::peelRunTimeTiles(RewriterBase &rw, linalg::LinalgOp tiled,
                                                      TileLoop rows, TileLoop cols,
-                                                     int64_t narrow) {
+                                                     int64_t narrow,
+                                                     linalg::LinalgOp *columnsRest) {
   SmallVector<linalg::LinalgOp> ops;
   // The last rows (an output-channel count that is not a multiple of the
   // tile's, seldom run) keep their dynamic columns.
@@ -190,5 +191,7 @@ SmallVector<linalg::LinalgOp> tdsl::peelRunTimeTiles(RewriterBase &rw, linalg::L
   for (linalg::LinalgOp op : {colsRest, rowsRest})
     if (op)
       ops.push_back(op);
+  if (columnsRest)
+    *columnsRest = colsRest;
   return ops;
 }

@@ -7,7 +7,9 @@
 // is tiled into register tiles, its rows and columns loops are peeled: the
 // main loops run whole tiles, on static types, vectorized as on static
 // shapes; the columns' last partial tile runs in narrower whole tiles, and
-// what is left (fewer columns than those, or the last rows) as before.
+// what is left (fewer columns than those, or the last rows) in masked
+// vectors (tdsl-vectorize drops the window loops there too: the window
+// read is as wide as the output tile, one run-time size).
 //
 //===----------------------------------------------------------------------===//
 #ifndef TDSL_CODEGEN_CPU_RUNTIMEREGISTERTILES_H
@@ -31,12 +33,14 @@ struct TileLoop {
 };
 
 /// Peels `rows` and `cols` (either may be null) of the register tile
-/// `tiled`; the columns' last partial tile is run `narrow` columns at a
-/// time, peeled again. Returns the ops to vectorize: `tiled` and its copies,
-/// those of whole tiles on static types (their results cast back).
+/// `tiled`; the columns' last partial tile is run in tiles of half its
+/// width, and so on down to `narrow`, each peeled again. Returns the ops to
+/// vectorize: `tiled` and its copies, those of whole tiles on static types
+/// (their results cast back); `columnsRest` gets the one left with fewer
+/// columns than `narrow` (a masked tile of `narrow` lanes).
 llvm::SmallVector<mlir::linalg::LinalgOp>
 peelRunTimeTiles(mlir::RewriterBase &rw, mlir::linalg::LinalgOp tiled, TileLoop rows,
-                 TileLoop cols, int64_t narrow);
+                 TileLoop cols, int64_t narrow, mlir::linalg::LinalgOp *columnsRest);
 
 } // namespace tdsl
 

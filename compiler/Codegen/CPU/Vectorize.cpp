@@ -23,6 +23,25 @@ namespace tdsl {
 using namespace mlir;
 
 namespace {
+/// Whether dimension `r` of `op`'s operand `i` and the output's dimension
+/// along loop `loop` are slices of one run-time size (the last partial tile
+/// of a convolution's columns: the window read x[.., j + dj] with dj of one
+/// step is as wide as the output tile).
+bool sameRunTimeExtent(linalg::GenericOp op, unsigned i, unsigned r, unsigned loop) {
+  auto in = op->getOperand(i).getDefiningOp<tensor::ExtractSliceOp>();
+  auto out = op.getDpsInits()[0].getDefiningOp<tensor::ExtractSliceOp>();
+  if (!in || !out || in.getSourceType().getRank() != in.getType().getRank() ||
+      out.getSourceType().getRank() != out.getType().getRank())
+    return false;
+  AffineMap outMap = op.getIndexingMapsArray().back();
+  for (auto [k, e] : llvm::enumerate(outMap.getResults()))
+    if (auto d = dyn_cast<AffineDimExpr>(e); d && d.getPosition() == loop) {
+      OpFoldResult a = in.getMixedSizes()[r], b = out.getMixedSizes()[k];
+      return isa<Value>(a) && a == b;
+    }
+  return false;
+}
+
 /// `v` collapsed by `groups`. Where each group has one dimension that may
 /// differ from 1, a rank-reducing slice instead: on strides known only at
 /// run time, bufferization cannot prove a collapse of a slice contiguous
@@ -216,10 +235,12 @@ linalg::GenericOp dropUnitWindowLoops(RewriterBase &rw, linalg::GenericOp op,
   SmallVector<AffineExpr> replace;
   SmallVector<utils::IteratorType> kept;
   SmallVector<int64_t> keptRanges, keptSizes;
+  SmallVector<unsigned> keptLoops;
   for (unsigned d = 0; d < ranges.size(); ++d) {
     if (iters[d] == utils::IteratorType::reduction && ranges[d] == 1 && inSums[d]) {
       replace.push_back(getAffineConstantExpr(0, ctx));
     } else {
+      keptLoops.push_back(d);
       replace.push_back(getAffineDimExpr(kept.size(), ctx));
       kept.push_back(iters[d]);
       keptRanges.push_back(ranges[d]);
@@ -271,6 +292,7 @@ linalg::GenericOp dropUnitWindowLoops(RewriterBase &rw, linalg::GenericOp op,
       // slice's extent).
       int64_t range = keptRanges[d.getPosition()];
       if (!isa<AffineDimExpr>(map.getResult(r)) &&
+          !(stride == 1 && sameRunTimeExtent(op, i, r, keptLoops[d.getPosition()])) &&
           (!type || type.isDynamicDim(r) || ShapedType::isDynamic(range) ||
            type.getDimSize(r) != stride * (range - 1) + 1))
         return {};
@@ -895,10 +917,19 @@ struct VectorizePass : tdsl::impl::VectorizeBase<VectorizePass> {
         rw.replaceOp(op, tiled->replacements);
         target = tiled->tiledOps.front();
         if (rows.loop || cols.loop) {
+          int64_t narrow = std::max<int64_t>(lanesFor(op) / 2, 1);
+          linalg::LinalgOp columnsRest;
           for (linalg::LinalgOp tile :
                tdsl::peelRunTimeTiles(rw, cast<linalg::LinalgOp>(target), rows, cols,
-                                      std::max<int64_t>(lanesFor(op) / 2, 1)))
-            vectorizeTile(rw, tile, sizes);
+                                      narrow, &columnsRest)) {
+            // The last columns, fewer than `narrow`, in one masked vector
+            // of `narrow` lanes (a scalar loop cost a convolution's input
+            // adjoint, 58 columns, more than the 56 before them).
+            SmallVector<int64_t> tileSizes(sizes);
+            if (tile == columnsRest && cols.loop)
+              tileSizes[tileLoops->second] = narrow;
+            vectorizeTile(rw, tile, tileSizes);
+          }
           continue;
         }
       }
