@@ -90,13 +90,17 @@ const char *tdsl::rt::takeAllocSite() {
 
 namespace {
 /// Freed blocks of kCachedMin bytes and more, kept for a later allocation of
-/// about their size. glibc maps such blocks with mmap of their own and
-/// unmaps them when freed (its mmap threshold cannot go above 32 MiB), so a
-/// loop making a new 256 MiB tensor per iteration would have the kernel zero
-/// and map 256 MiB every time: the first touch took as long as the work.
+/// about their size. glibc maps blocks of 32 MiB and more with mmap of
+/// their own and unmaps them when freed (its mmap threshold cannot go
+/// higher), so a loop making a new 256 MiB tensor per iteration would have
+/// the kernel zero and map 256 MiB every time: the first touch took as long
+/// as the work. Blocks from 2 MiB (huge-page aligned) are kept too: glibc
+/// did not give a 25.7 MB tensor made per iteration the same pages back,
+/// and a `?` convolution ran 3-8x slower in half the processes (page
+/// clearing in the kernel).
 class BlockCache {
 public:
-  static constexpr size_t kCachedMin = size_t(32) << 20;
+  static constexpr size_t kCachedMin = kHugeThreshold;
 
   /// A kept block of `size` to `size` + 1/8 bytes, or null.
   void *take(size_t size) {
