@@ -33,7 +33,8 @@ SmallVector<affine::AffineMinOp> tileSizesIn(scf::ForOp loop, int64_t tile) {
   return mins;
 }
 
-/// Peels the last partial tile off `loop` (from 0, stepping by `tile`):
+/// Peels the last partial tile off `loop` (from a multiple of `tile`, 0 or
+/// an earlier peel's bound, stepping by `tile`): the split is ub - ub % tile.
 /// `loop` then runs whole tiles, their sizes constants, and the returned
 /// copy of it the rest. The bound is computed in arith ops: bufferization's
 /// value-bounds checks of the slices went through Fourier-Motzkin
