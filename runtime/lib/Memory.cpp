@@ -94,13 +94,16 @@ namespace {
 /// their own and unmaps them when freed (its mmap threshold cannot go
 /// higher), so a loop making a new 256 MiB tensor per iteration would have
 /// the kernel zero and map 256 MiB every time: the first touch took as long
-/// as the work. Blocks from 2 MiB (huge-page aligned) are kept too: glibc
-/// did not give a 25.7 MB tensor made per iteration the same pages back,
-/// and a `?` convolution ran 3-8x slower in half the processes (page
-/// clearing in the kernel).
+/// as the work. Blocks from 256 KiB are kept too: glibc did not give a
+/// 25.7 MB tensor made per iteration the same pages back, and a `?`
+/// convolution ran 3-8x slower in half the processes (page clearing in the
+/// kernel); nor a 1.2 MB image loaded per iteration once a small block had
+/// taken part of its freed space: the heap grew by the image at every
+/// iteration, and the suite's conv2d spent 3 ms of each call faulting in
+/// pages (1600 page faults for 40 calls instead of 7100-11900).
 class BlockCache {
 public:
-  static constexpr size_t kCachedMin = kHugeThreshold;
+  static constexpr size_t kCachedMin = size_t(256) << 10;
 
   /// A kept block of `size` to `size` + 1/8 bytes, or null.
   void *take(size_t size) {

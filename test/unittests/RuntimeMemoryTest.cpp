@@ -46,6 +46,15 @@ TEST(RuntimeMemory, HugePageBlocksAreReused) {
   EXPECT_EQ(e, c);
   tdsl_free(d);
   tdsl_free(e);
+  // From 256 KiB: a loaded image's block comes back even when a small
+  // block was allocated after it was freed.
+  auto *f = static_cast<unsigned char *>(tdsl_alloc(1204224));
+  tdsl_free(f);
+  void *small = tdsl_alloc(64);
+  auto *g = static_cast<unsigned char *>(tdsl_alloc(1204224));
+  EXPECT_EQ(g, f);
+  tdsl_free(g);
+  tdsl_free(small);
 }
 
 TEST(RuntimeMemory, LargeFreedBlocksAreReused) {
