@@ -149,9 +149,9 @@ void buildCPUTilingPipeline(OpPassManager &pm,
   // Keeps vector accumulators in registers across reduction loops (code
   // motion first: a masked accumulator's mask is computed in the loop), then
   // reduces their lanes after the loop.
-  addUpstream(pm, "func.func(lower-vector-mask),canonicalize,cse,"
-                  "loop-invariant-code-motion,loop-invariant-subset-hoisting,"
-                  "canonicalize,cse");
+  addUpstream(pm, "func.func(lower-vector-mask),canonicalize,cse");
+  pm.addNestedPass<func::FuncOp>(createLoopInvariantCodeMotion());
+  addUpstream(pm, "loop-invariant-subset-hoisting,canonicalize,cse");
   pm.addNestedPass<func::FuncOp>(createDeferLaneReduction());
   addUpstream(pm, "canonicalize,cse");
 }
@@ -180,7 +180,7 @@ void buildCPUBufferizePipeline(OpPassManager &pm) {
 void buildCPUOutlinePipeline(OpPassManager &pm,
                              const CPUPipelineOptions &options) {
   pm.addPass(createLocateAllocs());
-  pm.addNestedPass<func::FuncOp>(createLowerStridedCopies());
+  pm.addPass(createLowerStridedCopies());
   addUpstream(pm, "convert-linalg-to-loops");
   if (options.optLevel == 0)
     addUpstream(pm, "scf-forall-to-for");

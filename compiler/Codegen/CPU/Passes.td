@@ -425,8 +425,32 @@ def HoistVectorTransfers : Pass<"tdsl-hoist-vector-transfers", "mlir::func::Func
   let dependentDialects = ["mlir::scf::SCFDialect", "mlir::vector::VectorDialect"];
 }
 
-def LowerStridedCopies : Pass<"tdsl-lower-strided-copies", "mlir::func::FuncOp"> {
-  let summary = "Copies between strided buffers as linalg.copy (loops), not memrefCopy";
+def LoopInvariantCodeMotion : Pass<"tdsl-loop-invariant-code-motion", "mlir::func::FuncOp"> {
+  let summary = "Upstream's loop-invariant code motion, but fills the loop writes into stay";
+  let description = [{
+    Moves pure, speculatable ops out of loops as `loop-invariant-code-motion`
+    does, except a `linalg.fill` whose tensor an op that stays in the loop
+    writes into: it is that op's destination (a `linalg` op's `outs`, an
+    `insert_slice`'s or `transfer_write`'s destination, a loop's `iter_args`
+    init). Hoisted, the filled tensor must survive every iteration, so
+    bufferization copies it into a new buffer in each: `pad2d`'s zeros,
+    filled once before the loop, were copied whole (a memcpy) where the
+    fill in the loop writes them once (a memset). A fill whose writers move
+    too (an invariant product) moves with them.
+
+    ```mlir
+    scf.for %i = %c0 to %n step %c1 {
+      %z = linalg.fill ins(%zero : f32) outs(%e : tensor<4x6xf32>) -> tensor<4x6xf32>
+      %x = ... (depends on %i)
+      %p = tensor.insert_slice %x into %z[1, 1] [2, 4] [1, 1] : tensor<2x4xf32> into tensor<4x6xf32>
+    }
+    // the fill stays in the loop; upstream's pass moves it out.
+    ```
+  }];
+}
+
+def LowerStridedCopies : Pass<"tdsl-lower-strided-copies", "mlir::ModuleOp"> {
+  let summary = "Copies between strided buffers as linalg.copy (loops), large ones in parallel and timed";
   let description = [{
     `memref.copy` between buffers of plain layout lowers to a memcpy; any
     other (the slice an update at an offset writes, a window of a padded
@@ -435,14 +459,29 @@ def LowerStridedCopies : Pass<"tdsl-lower-strided-copies", "mlir::func::FuncOp">
     `linalg.copy`, which `convert-linalg-to-loops` turns into loops whose
     rows LLVM copies with memcpy or vector moves.
 
+    A copy of `min-elements` elements or more (or of run-time sizes) that no
+    parallel loop holds runs as an `scf.forall` over its first dimension
+    that is not 1 (tdsl-forall-to-tbb runs it on the thread pool), and,
+    outside the timed region of a kernel, as a kernel of its own in the
+    profile, named after the statement it copies for (`pad2d`'s update of
+    an image into its zeros was a serial loop of the program's that the
+    profile did not show).
+
     ```mlir
     // before
     memref.copy %a, %s : memref<1298x1298xf64> to memref<1298x1298xf64, strided<[1300, 1], offset: 1301>>
-    // after
-    linalg.copy ins(%a : memref<1298x1298xf64>) outs(%s : memref<1298x1298xf64, strided<[1300, 1], offset: 1301>>)
+    // after (with the calls that time it)
+    scf.forall (%i) in (1298) {
+      linalg.copy ins(%a[%i, 0] [1, 1298] [1, 1] ...) outs(%s[%i, 0] [1, 1298] [1, 1] ...)
+    }
     ```
   }];
-  let dependentDialects = ["mlir::linalg::LinalgDialect"];
+  let options = [
+    Option<"minElements", "min-elements", "int64_t", /*default=*/"65536",
+           "Fewest elements of a copy of static size that runs in parallel">,
+  ];
+  let dependentDialects = ["mlir::linalg::LinalgDialect", "mlir::scf::SCFDialect",
+                           "mlir::LLVM::LLVMDialect", "mlir::arith::ArithDialect"];
 }
 
 def LowerVector : Pass<"tdsl-lower-vector", "mlir::func::FuncOp"> {

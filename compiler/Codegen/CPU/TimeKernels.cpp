@@ -1,6 +1,7 @@
 //===- TimeKernels.cpp - runtime timing of each kernel, with its work ------===//
 #include "compiler/Codegen/Common/KernelInfo.h"
 #include "compiler/Codegen/CPU/Epilogue.h"
+#include "compiler/Codegen/CPU/KernelClock.h"
 #include "compiler/Codegen/CPU/Passes.h"
 #include "compiler/Codegen/Common/RuntimeCalls.h"
 
@@ -27,32 +28,13 @@ struct TimeKernelsPass : tdsl::impl::TimeKernelsBase<TimeKernelsPass> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
     tdsl::RuntimeCalls rt(module);
+    tdsl::KernelClock clock(module, rt);
     for (auto fn : llvm::to_vector(module.getOps<func::FuncOp>()))
       if (!fn.isExternal())
-        timeKernels(fn, rt);
+        timeKernels(fn, clock);
   }
 
-  /// The address of a new i32 global holding -1, where the runtime keeps a
-  /// launch site's kernel id after its first launch (a registration looks
-  /// the name up in a map: in a loop of small kernels it cost as much as
-  /// the kernels).
-  Value idSlot(OpBuilder &b, Location loc) {
-    ModuleOp module = getOperation();
-    std::string name;
-    do
-      name = "__tdsl_kernel_id_" + std::to_string(slots++);
-    while (module.lookupSymbol(name));
-    OpBuilder mb(module.getContext());
-    mb.setInsertionPointToStart(module.getBody());
-    LLVM::GlobalOp::create(mb, loc, mb.getI32Type(), /*isConstant=*/false,
-                           LLVM::Linkage::Internal, name,
-                           mb.getI32IntegerAttr(-1));
-    return LLVM::AddressOfOp::create(
-        b, loc, LLVM::LLVMPointerType::get(b.getContext()), name);
-  }
-  unsigned slots = 0;
-
-  void timeKernels(func::FuncOp fn, tdsl::RuntimeCalls &rt) {
+  void timeKernels(func::FuncOp fn, tdsl::KernelClock &clock) {
     // Outermost kernels, also inside sequential loops and branches.
     SmallVector<Operation *> kernels;
     fn.walk<WalkOrder::PreOrder>([&](Operation *op) {
@@ -74,23 +56,16 @@ struct TimeKernelsPass : tdsl::impl::TimeKernelsBase<TimeKernelsPass> {
       // identical ones and leave one timed region empty.
       op->setAttr("tdsl.kernel_id",
                   b.getStringAttr(fn.getSymName() + "#" + Twine(counter++)));
-      // The id is looked up before the loops and branches around the
-      // kernel: its first lookup registers the kernel (a microsecond), which
-      // must not fall between two launches that share a clock read
-      // (tdsl-chain-kernel-clocks).
       Operation *site = op;
       while (site->getParentOp() != fn)
         site = site->getParentOp();
-      b.setInsertionPoint(site);
       std::string name = tdsl::RuntimeCalls::kernelNameOf(loc);
       if (name.empty())
         name = fn.getSymName().str() + "." +
                op->getName().stripDialect().str();
-      Value slot = idSlot(b, loc);
-      Value id = rt.call(b, loc, tdsl::RuntimeFn::tdsl_kernel_id,
-                         {slot, rt.getString(b, loc, name), rt.getWhere(b, loc)})[0];
+      Value id = clock.id(b, site, loc, name);
       b.setInsertionPoint(op);
-      Value t0 = rt.call(b, loc, tdsl::RuntimeFn::tdsl_kernel_begin, {id})[0];
+      Value t0 = clock.begin(b, loc, id);
       linalg::GenericOp epilogue = tdsl::epilogueOf(op);
       b.setInsertionPointAfter(epilogue ? epilogue.getOperation() : op);
       Value flops, bytes;
@@ -113,7 +88,7 @@ struct TimeKernelsPass : tdsl::impl::TimeKernelsBase<TimeKernelsPass> {
         flops = arith::ConstantOp::create(b, loc, b.getF64FloatAttr(0.0));
         bytes = flops;
       }
-      rt.call(b, loc, tdsl::RuntimeFn::tdsl_kernel_end, {id, t0, flops, bytes});
+      clock.end(b, loc, id, t0, flops, bytes);
     }
   }
 };

@@ -190,6 +190,13 @@ static LogicalResult lowerIndexGen(IRRewriter &rw, t::IndexGenOp op) {
                                            op.getInputs(), ValueRange{init},
                                            maps, iters, "", "");
   generic->setLoc(tdsl::kernelLoc(op, "index_gen"));
+  // An update of a slice (`out[n, c, i + p, j + p] = x[n, c, i, j]`) that
+  // only copies is folded into its insert_slice, and bufferized a copy
+  // that tdsl-lower-strided-copies times: under the statement's name.
+  for (Operation *user : op->getUsers())
+    if (auto insert = dyn_cast<tensor::InsertSliceOp>(user))
+      if (insert.getSource() == op->getResult(0))
+        insert->setLoc(generic->getLoc());
 
   // New body: one argument per input element plus the accumulator.
   Block &old = op.getRegion().front();
